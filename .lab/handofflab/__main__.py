@@ -1,0 +1,3 @@
+from handofflab.cli import main
+
+main()

@@ -1,0 +1,106 @@
+"""The catalog (specs/catalog.toml): every handoff, every variant, and what
+each checker must report for it.  The only place those facts live."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handofflab import paths
+from handofflab.console import LabError
+
+CHECKERS = ("tlc", "lincheck", "stress", "jpf")
+TIERS = ("ci", "full")
+
+
+@dataclass(frozen=True)
+class Handoff:
+    name: str
+    title: str
+    spec: str
+    java: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    handoff: Handoff
+    cfg: str | None
+    java: str | None
+    bug: str
+    tier: str
+    expect: dict = field(hash=False)
+    why: dict = field(hash=False)
+
+    @property
+    def correct(self) -> bool:
+        return not self.bug
+
+    @property
+    def spec_file(self) -> Path:
+        return paths.SPECS / f"{self.handoff.spec}.tla"
+
+    @property
+    def cfg_file(self) -> Path | None:
+        return paths.SPECS / self.cfg if self.cfg else None
+
+    def expected(self, checker: str) -> str | None:
+        return self.expect.get(checker)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    handoffs: dict[str, Handoff]
+    variants: dict[str, Variant]
+
+    def variant(self, name: str) -> Variant:
+        if name not in self.variants:
+            known = ", ".join(self.variants)
+            raise LabError(f"unknown model or class '{name}'", f"pick one of: {known}")
+        return self.variants[name]
+
+    def select(self, name: str | None = None, tier: str = "ci", checker: str | None = None) -> list[Variant]:
+        """The variants a command works on: one by name, or all up to a tier."""
+        if name:
+            chosen = [self.variant(name)]
+        else:
+            chosen = [v for v in self.variants.values() if tier == "full" or v.tier == "ci"]
+        if checker:
+            chosen = [v for v in chosen if checker in v.expect and (v.cfg if checker == "tlc" else v.java)]
+        return chosen
+
+
+def load(path: Path = paths.CATALOG) -> Catalog:
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise LabError(f"catalog not found: {path}", "restore it with `git checkout specs/catalog.toml`")
+    except tomllib.TOMLDecodeError as e:
+        raise LabError(f"{path}: not valid TOML: {e}", "fix the line it names")
+    handoffs = {}
+    for h in data.get("handoff", []):
+        handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""))
+    variants = {}
+    for v in data.get("variant", []):
+        where = f"{path.name}: variant '{v.get('name', '?')}'"
+        if v.get("handoff") not in handoffs:
+            raise LabError(f"{where} names unknown handoff '{v.get('handoff')}'", "add a [[handoff]] entry or fix the name")
+        if v.get("tier", "ci") not in TIERS:
+            raise LabError(f"{where} has tier '{v.get('tier')}'", f"use one of {TIERS}")
+        expect = dict(v.get("expect", {}))
+        unknown = set(expect) - set(CHECKERS) - {"states"}
+        if unknown:
+            raise LabError(f"{where} expects results from unknown checkers {sorted(unknown)}", f"checkers are {CHECKERS}")
+        if v["name"] in variants:
+            raise LabError(f"{where} appears twice", "give each variant one entry")
+        variants[v["name"]] = Variant(
+            name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
+            bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
+        )
+        if not variants[v["name"]].correct:
+            for checker, verdict in expect.items():
+                if verdict == "pass" and checker not in v.get("why", {}):
+                    raise LabError(f"{where}: {checker} is expected to pass a buggy variant without a reason",
+                                   f"say why under [variant.why] {checker} = \"...\"")
+    return Catalog(handoffs, variants)

@@ -1,0 +1,73 @@
+"""`./lab`: the kit's one entry point.  Every subcommand is a thin layer over
+the module that drives one part of the kit."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from handofflab.console import LabError, bad, console
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT)
+def cli():
+    """Handoff Lab: how a server's acceptor hands a connection to a worker,
+    and how to prove every connection is served exactly once.
+
+    Start with `./lab tour`; run every test with `./lab test`."""
+
+
+@cli.command()
+def doctor():
+    """List every tool the kit uses, its version here, and the fix for anything missing."""
+    from rich.table import Table
+
+    from handofflab import toolchain
+    rows = toolchain.doctor()
+    table = Table(title="Handoff Lab: tools")
+    for col in ("tool", "for", "found", "", "fix"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(r.name, r.purpose, r.version or "—", "[green]ok" if r.ok else "[red]MISSING",
+                      "" if (r.ok and r.version) else r.fix)
+    console.print(table)
+    if not all(r.ok for r in rows):
+        raise LabError("some required tools are missing", "run the fixes in the table, then `./lab doctor` again")
+
+
+@cli.group()
+def check():
+    """Model-check the kit: `check specs` (TLC) or `check java` (Lincheck, stress, JPF)."""
+
+
+@check.command("specs")
+@click.argument("name", required=False)
+@click.option("--tier", type=click.Choice(["ci", "full"]), default="ci", show_default=True,
+              help="ci: the small models (seconds); full: also the larger ones")
+@click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
+def check_specs(name, tier, quiet):
+    """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog."""
+    from handofflab import specs
+    outcomes = specs.check(name, tier, show_traces=not quiet)
+    if not all(o.matches for o in outcomes):
+        sys.exit(1)
+
+
+def main():
+    try:
+        cli(standalone_mode=False)
+    except LabError as e:
+        bad(f"[bold]{e.problem}[/]")
+        if e.fix:
+            console.print(f"  [bold]Fix:[/] {e.fix}")
+        sys.exit(2)
+    except click.exceptions.Abort:
+        bad("aborted")
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except SystemExit:
+        raise

