@@ -3,6 +3,7 @@ the module that drives one part of the kit."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -51,6 +52,25 @@ def check_specs(name, tier, quiet):
     """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog."""
     from handofflab import specs
     outcomes = specs.check(name, tier, show_traces=not quiet)
+    if not all(o.matches for o in outcomes):
+        sys.exit(1)
+
+
+@check.command("java")
+@click.argument("name", required=False)
+@click.option("--tier", type=click.Choice(["ci", "full"]), default="ci", show_default=True,
+              help="ci: 3 s of stress per class; full: 30 s")
+@click.option("--jpf", is_flag=True, help="also run JPF (needs JPF_HOME; a visible SKIP otherwise)")
+@click.option("--replay", "replay_file", type=click.Path(path_type=Path),
+              help="show a saved counterexample (results/java/*.json or results/specs/*.json)")
+@click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
+def check_java(name, tier, jpf, replay_file, quiet):
+    """Run Lincheck and the stress watchdog (and JPF with --jpf) on every Java handoff in the catalog."""
+    from handofflab import javacheck
+    if replay_file:
+        javacheck.replay(replay_file)
+        return
+    outcomes = javacheck.check(name, tier, jpf, show_traces=not quiet)
     if not all(o.matches for o in outcomes):
         sys.exit(1)
 

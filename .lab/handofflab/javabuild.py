@@ -1,0 +1,37 @@
+"""Builds java/ with Maven (once per change) and gives the class path the
+checkers, notebooks and grader run with."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from handofflab import paths, toolchain
+from handofflab.console import step
+
+STAMP = paths.JAVA / "checks" / "target" / ".lab-built"
+
+
+def _newest_source() -> float:
+    files = [p for p in paths.JAVA.rglob("*") if p.suffix in (".java", ".xml") and "target" not in p.parts]
+    return max(p.stat().st_mtime for p in files)
+
+
+def build(force: bool = False) -> None:
+    """mvn package (tests skipped: `./lab test` runs them) + each module's class path."""
+    if not force and STAMP.exists() and STAMP.stat().st_mtime >= _newest_source():
+        return
+    with step("Building java/ with Maven (first run downloads Lincheck and JUnit from Maven Central)"):
+        toolchain.mvn(["-DskipTests", "package", "dependency:build-classpath",
+                       "-Dmdep.outputFile=target/classpath.txt"], paths.JAVA / "pom.xml", "building java/")
+    STAMP.touch()
+
+
+def classpath(module: str = "checks") -> str:
+    build()
+    target = paths.JAVA / module / "target"
+    deps = (target / "classpath.txt").read_text().strip()
+    return f"{target / 'classes'}:{deps}" if deps else str(target / "classes")
+
+
+def handoffs_jar() -> Path:
+    build()
+    return next((paths.JAVA / "handoffs" / "target").glob("handoffs-*.jar"))

@@ -1,0 +1,156 @@
+"""`./lab check java`: Lincheck, the stress watchdog and (optionally) JPF over
+every Java handoff in the catalog; each verdict compared with the catalog and
+each counterexample drawn as the same swimlanes as TLC's."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.table import Table
+
+from handofflab import catalog as catalog_mod, javabuild, paths
+from handofflab.console import LabError, bad, console, ok, progress, skip
+from handofflab.swimlanes import Step, Swimlane
+
+OUT = paths.RESULTS / "java"
+STRESS_SECONDS = {"ci": 3.0, "full": 30.0}
+
+
+@dataclass
+class JavaOutcome:
+    name: str
+    checker: str
+    expected: str
+    got: str
+    detail: str
+    seconds: float
+    stats: dict
+
+    @property
+    def matches(self) -> bool:
+        return self.got == "skip" or self.got == self.expected
+
+
+def run_checker(checker: str, java_class: str, seconds: float = 3.0, timeout: float = 300,
+                extra_env: dict | None = None) -> dict:
+    """One checker on one class, in its own JVM; returns the verdict JSON."""
+    out = OUT / f"{java_class}.{checker}.verdict.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    cmd = ["java", "-cp", javabuild.classpath("checks"), "handofflab.checks.Main", checker, java_class,
+           "--out", str(out), "--seconds", str(seconds)]
+    env = {**os.environ, **(extra_env or {})}
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        raise LabError(f"{checker} on {java_class} ran past {timeout:.0f} s without a verdict",
+                       "the watchdog should have stopped it: run it alone with `./lab check java "
+                       f"{java_class}` and report the thread dump")
+    if proc.returncode != 0 or not out.exists():
+        tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
+        raise LabError(f"{checker} on {java_class} failed (exit {proc.returncode}):\n{tail}",
+                       "rebuild with `./lab check java` after `mvn -f java/pom.xml clean`")
+    return json.loads(out.read_text())
+
+
+def swimlane(verdict: dict) -> Swimlane | None:
+    """A Java checker's counterexample as swimlanes."""
+    v = verdict["verdict"]
+    if v in ("pass", "skip"):
+        return None
+    title = f"{verdict['subject']} under {verdict['checker']}"
+    if verdict["checker"] == "lincheck":
+        return lincheck_swimlane(verdict["trace"], title, v)
+    steps = [Step(t, a, [s] if s else []) for t, a, s in verdict["steps"]]
+    threads = list(dict.fromkeys([*verdict["ending"], *(s.thread for s in steps)]))
+    return Swimlane(title, verdict["checker"], v, threads, steps, verdict["ending"], verdict.get("detail", ""))
+
+
+def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
+    """Lincheck prints the failing interleaving as a table with a column per
+    thread and one event per row: each row becomes a step in its thread's lane."""
+    section = trace.split("The following interleaving leads to the error:", 1)[-1]
+    rows = [line for line in section.splitlines() if line.startswith("|") and not line.startswith("| ---")]
+    if not rows:
+        return Swimlane(title, "lincheck", verdict, [], [], note=trace.strip()[:2000])
+    threads = [c.strip() for c in rows[0].strip("|").split("|")]
+    steps = []
+    for row in rows[1:]:
+        cells = row.strip()[1:-1].split("|")
+        for lane, cell in zip(threads, cells):
+            text = cell.rstrip()
+            if text.strip() and not text.strip().startswith("switch (reason"):
+                depth = (len(text) - len(text.lstrip())) // 2
+                steps.append(Step(lane, "· " * max(depth - 1, 0) + text.strip()))
+    results = trace.split("The following interleaving", 1)[0].strip()
+    return Swimlane(title, "lincheck", verdict, threads, steps, note="Lincheck's results:\n\n```text\n" + results + "\n```")
+
+
+def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_traces: bool = True,
+          cat=None) -> list[JavaOutcome]:
+    cat = cat or catalog_mod.load()
+    chosen = [v for v in cat.select(name, tier) if v.java]
+    if name and not chosen:
+        raise LabError(f"{name} has no Java class in the catalog", "pick a variant with `java = ...`")
+    checkers = ["lincheck", "stress"] + (["jpf"] if jpf else [])
+    outcomes = []
+    with progress() as bar:
+        task = bar.add_task("Java checks", total=len(chosen) * len(checkers))
+        for v in chosen:
+            for checker in checkers:
+                bar.update(task, description=f"{checker} {v.java}")
+                expected = v.expected(checker)
+                if expected is None:
+                    raise LabError(f"specs/catalog.toml: {v.name} has no expected result for {checker}",
+                                   f"add `{checker} = \"...\"` under its [variant.expect]")
+                verdict = run_checker(checker, v.java, STRESS_SECONDS[tier])
+                outcome = JavaOutcome(v.name, checker, expected, verdict["verdict"], verdict["detail"],
+                                      float(verdict["stats"].get("seconds", 0)), verdict["stats"])
+                outcomes.append(outcome)
+                lane = swimlane(verdict)
+                if lane:
+                    lane.save(OUT / f"{v.name}.{checker}")
+                    if show_traces:
+                        lane.show()
+                bar.advance(task)
+    _report(outcomes, cat)
+    if not jpf:
+        skip("JPF not run (add --jpf). " + ("JPF_HOME is set." if os.environ.get("JPF_HOME") else
+                                            "JPF_HOME is not set: the JPF backend needs a jpf-core build you make yourself."))
+    return outcomes
+
+
+def _report(outcomes: list[JavaOutcome], cat) -> None:
+    table = Table(title="Java checkers against specs/catalog.toml")
+    for col in ("class", "checker", "expected", "got", "", "why / detail"):
+        table.add_column(col, overflow="fold")
+    for o in outcomes:
+        if o.got == "skip":
+            mark = "[yellow]SKIP"
+        else:
+            mark = "[green]as catalogued" if o.matches else "[red]DIFFERS"
+        why = cat.variants[o.name].why.get(o.checker, "") if o.got == "pass" and o.expected == "pass" else ""
+        table.add_row(o.name, o.checker, o.expected, o.got, mark, why or o.detail[:140])
+    console.print(table)
+    wrong = [o for o in outcomes if not o.matches]
+    skipped = [o for o in outcomes if o.got == "skip"]
+    for o in skipped:
+        skip(f"{o.checker} on {o.name}: {o.detail}")
+    if wrong:
+        bad(f"{len(wrong)} result(s) differ from the catalog: " + ", ".join(f"{o.checker} on {o.name}" for o in wrong))
+    else:
+        ok(f"{len(outcomes) - len(skipped)} checker results as catalogued" + (f", {len(skipped)} skipped" if skipped else ""))
+
+
+def replay(file: Path) -> None:
+    """Show a saved counterexample again (swimlane JSON written by a check)."""
+    if not file.exists():
+        raise LabError(f"no saved counterexample at {file}", f"saved ones are in {OUT.relative_to(paths.ROOT)}/")
+    try:
+        Swimlane.from_json(file.read_text()).show()
+    except (ValueError, KeyError, TypeError) as e:
+        raise LabError(f"{file} is not a saved swimlane: {e}", "pass a *.json file written by `./lab check`")

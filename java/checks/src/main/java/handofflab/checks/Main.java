@@ -1,0 +1,60 @@
+package handofflab.checks;
+
+import handofflab.handoffs.Handoffs;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/**
+ * {@code java handofflab.checks.Main CHECKER CLASS [--out FILE] [--seconds S]}:
+ * runs one checker over one handoff class and writes its verdict as JSON.
+ * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            usage("expected CHECKER CLASS");
+        }
+        String checker = args[0], subject = args[1];
+        Path out = null;
+        double seconds = 10;
+        for (int i = 2; i < args.length; i++) {
+            if (args[i].equals("--out") && i + 1 < args.length) {
+                out = Paths.get(args[++i]);
+            } else if (args[i].equals("--seconds") && i + 1 < args.length) {
+                seconds = Double.parseDouble(args[++i]);
+            } else {
+                usage("unknown argument '" + args[i] + "'");
+            }
+        }
+        if (!Handoffs.NAMES.contains(subject)) {
+            usage("unknown handoff class '" + subject + "'; known: " + Handoffs.NAMES);
+        }
+        Verdict v;
+        switch (checker) {
+            case "lincheck": v = LincheckCheck.run(subject); break;
+            case "stress": v = StressCheck.run(subject, seconds); break;
+            case "jpf": v = JpfCheck.run(subject); break;
+            default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf"); return;
+        }
+        System.err.println(checker + " " + subject + ": " + v.verdict + (v.detail.isEmpty() ? "" : " — " + v.detail));
+        if (out != null) {
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.write(out, v.toJson().getBytes(StandardCharsets.UTF_8));
+        } else {
+            System.out.println(v.toJson());
+        }
+        System.exit(0);  // stuck checker threads (a deadlocked handoff) must not keep the JVM alive
+    }
+
+    private static void usage(String problem) throws IOException {
+        System.err.println("checks: " + problem);
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS [--out FILE] [--seconds S]");
+        System.exit(2);
+    }
+}

@@ -1,0 +1,138 @@
+package handofflab.handoffs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** MonitorBuffer's behaviour with real threads. No assertion here depends on timing. */
+class MonitorBufferTest {
+
+    @Test
+    void handsItemsOverInPutOrder() throws InterruptedException {
+        MonitorBuffer<Integer> b = new MonitorBuffer<>(3);
+        for (int round = 0; round < 4; round++) {  // wraps around the ring
+            b.put(10 * round);
+            b.put(10 * round + 1);
+            assertEquals(2, b.size());
+            assertEquals(10 * round, b.take());
+            assertEquals(10 * round + 1, b.take());
+        }
+        assertEquals(0, b.size());
+    }
+
+    @Test
+    void refusesBadCapacityAndNull() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new MonitorBuffer<Integer>(0));
+        assertTrue(e.getMessage().contains("capacity"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> new MonitorBuffer<Integer>(1).put(null));
+    }
+
+    @Test
+    @Timeout(30)
+    void putWaitsForRoomAndTakeWaitsForAnItem() throws Exception {
+        MonitorBuffer<Integer> b = new MonitorBuffer<>(1);
+        b.put(1);
+        Thread acceptor = new Thread(() -> {
+            try {
+                b.put(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        acceptor.start();
+        awaitState(acceptor, Thread.State.WAITING);   // full: the acceptor must wait, not overwrite
+        assertEquals(1, b.size());
+        assertEquals(1, b.take());                     // makes room and wakes it
+        acceptor.join();
+        assertEquals(2, b.take());
+
+        List<Integer> got = new ArrayList<>();
+        Thread worker = new Thread(() -> {
+            try {
+                got.add(b.take());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        worker.start();
+        awaitState(worker, Thread.State.WAITING);     // empty: the worker must wait, not take null
+        b.put(3);
+        worker.join();
+        assertEquals(List.of(3), got);
+    }
+
+    @Test
+    @Timeout(60)
+    void everyItemIsTakenExactlyOnceUnderContention() throws Exception {
+        int producers = 2, consumers = 3, perProducer = 50_000, total = producers * perProducer;
+        MonitorBuffer<Integer> b = new MonitorBuffer<>(4);
+        BitSet seen = new BitSet(total);
+        AtomicInteger duplicates = new AtomicInteger(), invented = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < consumers; c++) {
+            threads.add(new Thread(() -> {
+                try {
+                    for (Integer x = b.take(); x != -1; x = b.take()) {
+                        if (x == null || x < 0 || x >= total) {
+                            invented.incrementAndGet();
+                            continue;
+                        }
+                        synchronized (seen) {
+                            if (seen.get(x)) {
+                                duplicates.incrementAndGet();
+                            }
+                            seen.set(x);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        List<Thread> acceptors = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            int base = p * perProducer;
+            acceptors.add(new Thread(() -> {
+                try {
+                    for (int i = 0; i < perProducer; i++) {
+                        b.put(base + i);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        acceptors.forEach(Thread::start);
+        for (Thread a : acceptors) {
+            a.join();
+        }
+        for (int c = 0; c < consumers; c++) {
+            b.put(-1);  // one stop marker per worker, after every real item
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertEquals(0, duplicates.get(), "NoDuplicate");
+        assertEquals(0, invented.get(), "NoInvented");
+        assertEquals(total, seen.cardinality(), "NoLoss");
+    }
+
+    static void awaitState(Thread t, Thread.State state) throws InterruptedException {
+        for (int i = 0; i < 20_000; i++) {  // a bound on waiting, not a timing assumption
+            if (t.getState() == state) {
+                return;
+            }
+            Thread.sleep(1);
+        }
+        fail(t.getName() + " never reached " + state + "; it is " + t.getState());
+    }
+}
