@@ -75,6 +75,19 @@ def check_java(name, tier, jpf, replay_file, quiet):
         sys.exit(1)
 
 
+@cli.command()
+@click.argument("lab")
+@click.argument("submission", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write results.json and report.md")
+def grade(lab, submission, out_dir):
+    """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md."""
+    from handofflab import grader
+    g = grader.grade(lab, submission, out_dir)
+    console.print(g.report())
+    where = out_dir or grader.paths.RESULTS / "grading" / lab / submission.resolve().stem
+    console.print(f"\n[bold]{g.score:g} / {g.max_score:g}[/] — results.json and report.md in {where}")
+
+
 def main():
     try:
         cli(standalone_mode=False)

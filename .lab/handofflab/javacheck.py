@@ -35,17 +35,19 @@ class JavaOutcome:
         return self.got == "skip" or self.got == self.expected
 
 
-def run_checker(checker: str, java_class: str, seconds: float = 3.0, timeout: float = 300,
-                extra_env: dict | None = None) -> dict:
-    """One checker on one class, in its own JVM; returns the verdict JSON."""
+def checker_command(checker: str, java_class: str, out: Path, seconds: float, extra_classpath: str = "") -> list[str]:
+    cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
+    return ["java", "-cp", cp, "handofflab.checks.Main", checker, java_class, "--out", str(out), "--seconds", str(seconds)]
+
+
+def run_checker(checker: str, java_class: str, seconds: float = 3.0, timeout: float = 300) -> dict:
+    """One checker on one of the kit's classes, in its own JVM; returns the verdict JSON."""
     out = OUT / f"{java_class}.{checker}.verdict.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    cmd = ["java", "-cp", javabuild.classpath("checks"), "handofflab.checks.Main", checker, java_class,
-           "--out", str(out), "--seconds", str(seconds)]
-    env = {**os.environ, **(extra_env or {})}
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        proc = subprocess.run(checker_command(checker, java_class, out, seconds), capture_output=True, text=True,
+                              timeout=timeout)
     except subprocess.TimeoutExpired:
         raise LabError(f"{checker} on {java_class} ran past {timeout:.0f} s without a verdict",
                        "the watchdog should have stopped it: run it alone with `./lab check java "
@@ -74,18 +76,30 @@ def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
     """Lincheck prints the failing interleaving as a table with a column per
     thread and one event per row: each row becomes a step in its thread's lane."""
     section = trace.split("The following interleaving leads to the error:", 1)[-1]
-    rows = [line for line in section.splitlines() if line.startswith("|") and not line.startswith("| ---")]
+    rows = []
+    for line in section.strip().splitlines():  # the first table only (a detailed one may follow)
+        if not line.startswith("|"):
+            break
+        if not line.startswith("| ---"):
+            rows.append(line)
     if not rows:
         return Swimlane(title, "lincheck", verdict, [], [], note=trace.strip()[:2000])
     threads = [c.strip() for c in rows[0].strip("|").split("|")]
-    steps = []
+    steps: list[Step] = []
+    last: dict[str, Step] = {}
     for row in rows[1:]:
-        cells = row.strip()[1:-1].split("|")
-        for lane, cell in zip(threads, cells):
-            text = cell.rstrip()
-            if text.strip() and not text.strip().startswith("switch (reason"):
-                depth = (len(text) - len(text.lstrip())) // 2
-                steps.append(Step(lane, "· " * max(depth - 1, 0) + text.strip()))
+        for lane, cell in zip(threads, row.strip()[1:-1].split("|")):
+            text = cell.strip()
+            if not text or text.startswith("switch (reason") or text.startswith("<iteration") or "➜" in text:
+                continue  # reads and scheduler notes: the writes and calls tell the story
+            event, _, where = text.partition(" at ")
+            if re.fullmatch(r"[\w.#<>\[\]]+ = .+", event) and lane in last:
+                last[lane].changes.append(event)  # a field write: shared state after the step
+                continue
+            source = re.search(r"\(([\w$]+\.java:\d+)\)", where)
+            step = Step(lane, event + (f"  ({source.group(1)})" if source else ""))
+            steps.append(step)
+            last[lane] = step
     results = trace.split("The following interleaving", 1)[0].strip()
     return Swimlane(title, "lincheck", verdict, threads, steps, note="Lincheck's results:\n\n```text\n" + results + "\n```")
 

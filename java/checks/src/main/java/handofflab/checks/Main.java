@@ -32,7 +32,7 @@ public final class Main {
                 usage("unknown argument '" + args[i] + "'");
             }
         }
-        if (!Handoffs.NAMES.contains(subject)) {
+        if (!Handoffs.NAMES.contains(subject) && !subject.contains(".")) {
             usage("unknown handoff class '" + subject + "'; known: " + Handoffs.NAMES);
         }
         Verdict v;

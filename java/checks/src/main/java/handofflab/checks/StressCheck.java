@@ -58,6 +58,7 @@ public final class StressCheck {
         final BitSet seen = new BitSet(PER_TRIAL + 1);
         final AtomicReference<String> violation = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
+        final java.util.Map<String, String> ending = new java.util.concurrent.ConcurrentHashMap<>();
         volatile boolean acceptorDone;
 
         Trial(String name) {
@@ -65,6 +66,9 @@ public final class StressCheck {
         }
 
         void event(String thread, String action) {
+            if (violation.get() != null) {
+                return;  // keep the log as it was when exactly-once broke
+            }
             long n = seq.getAndIncrement();
             log[(int) (n % LOG)] = new String[] {Long.toString(n), thread, action};
         }
@@ -151,11 +155,13 @@ public final class StressCheck {
                     Integer id = handoff.take();
                     event(me, "take() → " + id);
                     if (id == null || id < 1 || id > PER_TRIAL) {
+                        ending.putIfAbsent(me, "took " + id + " (never accepted)");
                         violation.compareAndSet(null, "NoInvented: " + me + " took " + id + ", which was never accepted");
                         return;
                     }
                     synchronized (seen) {
                         if (seen.get(id)) {
+                            ending.putIfAbsent(me, "took " + id + " a second time");
                             violation.compareAndSet(null, "NoDuplicate: connection " + id + " was taken twice");
                             return;
                         }
@@ -181,7 +187,7 @@ public final class StressCheck {
                 v.steps.add(new String[] {e[1], e[2], ""});
             }
             for (Thread t : threads) {
-                v.ending.put(t.getName(), where(t));
+                v.ending.put(t.getName(), ending.getOrDefault(t.getName(), where(t)));
             }
         }
 

@@ -1,0 +1,255 @@
+"""`./lab grade LAB SUBMISSION`: grades one submission (a folder or a zip) by
+the lab's rubric (labs/LAB/rubric.toml) and writes Gradescope's results.json
+and a readable report.md, with failing schedules drawn as swimlanes.
+
+Public tests are the lab's JUnit tests; hidden tests are the kit's own
+checkers (Lincheck, the stress watchdog) run on the submitted class.  Every
+run of submitted code goes through `sandbox.run`."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+import time
+import tomllib
+import xml.etree.ElementTree as ET
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handofflab import javabuild, javacheck, paths, sandbox
+from handofflab.console import LabError
+
+COMPILE_SECONDS = 60
+TEST_SECONDS = 90
+STRESS_SECONDS = 3.0
+
+
+@dataclass
+class TestResult:
+    name: str
+    max_score: float
+    score: float = 0.0
+    output: str = ""
+    swimlane_md: str = ""
+
+    def gradescope(self) -> dict:
+        return {"name": self.name, "score": self.score, "max_score": self.max_score,
+                "status": "passed" if self.score == self.max_score else "failed",
+                "output": self.output + (("\n\n" + self.swimlane_md) if self.swimlane_md else ""),
+                "output_format": "md", "visibility": "visible"}
+
+
+@dataclass
+class Grade:
+    lab: str
+    submission: str
+    tests: list[TestResult] = field(default_factory=list)
+    problem: str = ""       # why nothing could be graded (no file, no compile), if so
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return sum(t.score for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_score for t in self.tests)
+
+    def results_json(self) -> dict:
+        return {"score": self.score, "max_score": self.max_score, "execution_time": round(self.seconds, 1),
+                "output": self.problem or f"{self.score:g} / {self.max_score:g} points",
+                "output_format": "md", "tests": [t.gradescope() for t in self.tests]}
+
+    def report(self) -> str:
+        lines = [f"# {self.lab}: {self.score:g} / {self.max_score:g} points", "",
+                 f"Submission: `{self.submission}`", ""]
+        if self.problem:
+            lines += ["## Could not grade", "", self.problem, ""]
+        for t in self.tests:
+            mark = "✔" if t.score == t.max_score else "✘"
+            lines += [f"## {mark} {t.name} — {t.score:g} / {t.max_score:g}", "", t.output, ""]
+            if t.swimlane_md:
+                lines += [t.swimlane_md, ""]
+        return "\n".join(lines)
+
+
+def load_rubric(lab: str) -> dict:
+    path = paths.LABS / lab / "rubric.toml"
+    if not path.exists():
+        known = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
+        raise LabError(f"no lab called '{lab}'", f"labs with a rubric: {', '.join(known)}")
+    return tomllib.loads(path.read_text())
+
+
+# -- the submission -------------------------------------------------------------
+
+def unpack(submission: Path, into: Path) -> list[str]:
+    """Copy a folder, or extract a zip, into `into` — never writing outside it
+    and never following a link out of it.  Returns what was refused."""
+    refused = []
+    if submission.is_dir():
+        for src in submission.rglob("*"):
+            rel = src.relative_to(submission)
+            if src.is_symlink():
+                refused.append(f"{rel} (a symbolic link)")
+            elif src.is_file():
+                (into / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, into / rel)
+    elif zipfile.is_zipfile(submission):
+        with zipfile.ZipFile(submission) as z:
+            for info in z.infolist():
+                target = (into / info.filename).resolve()
+                if not target.is_relative_to(into.resolve()) or info.filename.startswith("/"):
+                    refused.append(f"{info.filename} (it points outside the submission)")
+                elif (info.external_attr >> 16) & 0o170000 == 0o120000:
+                    refused.append(f"{info.filename} (a symbolic link)")
+                elif not info.is_dir():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with z.open(info) as src, open(target, "wb") as dst:
+                        shutil.copyfileobj(src, dst)
+    else:
+        raise LabError(f"{submission} is neither a folder nor a zip file", "pass the submission's folder or .zip")
+    return refused
+
+
+def _find_source(work: Path, rubric: dict) -> tuple[Path | None, str]:
+    found = sorted(work.rglob(rubric["file"]))
+    if not found:
+        return None, (f"The submission has no `{rubric['file']}`. Submit that one file (or a folder or zip "
+                      f"containing it), as in labs/{rubric['lab']}/starter/.")
+    if len(found) > 1:
+        return None, f"The submission has {len(found)} files called `{rubric['file']}`; submit exactly one."
+    package = rubric["class"].rpartition(".")[0]
+    if not re.search(rf"^\s*package\s+{re.escape(package)}\s*;", found[0].read_text(errors="replace"), re.M):
+        return None, (f"`{rubric['file']}` must start with `package {package};` (as the starter does): "
+                      "the grader and the tests look for the class there.")
+    return found[0], ""
+
+
+# -- grading ----------------------------------------------------------------------
+
+def grade(lab: str, submission: Path, out_dir: Path | None = None) -> Grade:
+    rubric = load_rubric(lab)
+    submission = submission.resolve()
+    if not submission.exists():
+        raise LabError(f"submission not found: {submission}", "pass a folder or a .zip")
+    out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.stem
+    g = Grade(lab, str(submission))
+    g.tests = [TestResult(t["name"], float(t["points"])) for t in rubric["test"]]
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"grade-{lab}-") as tmp:
+        work = Path(tmp) / "submission"
+        work.mkdir()
+        refused = unpack(submission, work)
+        source, problem = _find_source(work, rubric)
+        if source and not problem:
+            problem = _compile(source, Path(tmp) / "classes")
+        if problem:
+            g.problem = problem + (f"\n\nIgnored: {', '.join(refused)}" if refused else "")
+            for t in g.tests:
+                t.output = "Not run: the submission could not be built (see above)."
+        else:
+            _run_tests(rubric, g, Path(tmp))
+    g.seconds = time.monotonic() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(json.dumps(g.results_json(), indent=2))
+    (out_dir / "report.md").write_text(g.report())
+    return g
+
+
+def _compile(source: Path, classes: Path) -> str:
+    classes.mkdir()
+    run = sandbox.run(["javac", "--release", "11", "-Xlint:none", "-cp", str(javabuild.handoffs_jar()),
+                       "-d", str(classes), str(source)], timeout=COMPILE_SECONDS)
+    if run.timed_out:
+        return f"Compiling took longer than {COMPILE_SECONDS} s."
+    if run.returncode != 0:
+        return "Your code does not compile:\n\n```text\n" + run.output.replace(str(source.parent) + "/", "") + "\n```"
+    return ""
+
+
+def _run_tests(rubric: dict, g: Grade, tmp: Path) -> None:
+    classes = tmp / "classes"
+    junit = [t for t in rubric["test"] if t["kind"] == "junit"]
+    junit_results = _run_junit(rubric, classes, tmp) if junit else {}
+    for spec, result in zip(rubric["test"], g.tests):
+        if spec["kind"] == "junit":
+            ok, output = junit_results.get(spec["method"], (False, "The test did not run."))
+            result.score = result.max_score if ok else 0.0
+            result.output = output
+        elif spec["kind"] == "checker":
+            _run_checker(spec["checker"], rubric["class"], classes, tmp, result)
+        else:
+            raise LabError(f"labs/{rubric['lab']}/rubric.toml: unknown test kind '{spec['kind']}'",
+                           "kinds are junit and checker")
+
+
+def _run_junit(rubric: dict, classes: Path, tmp: Path) -> dict[str, tuple[bool, str]]:
+    """Compile the lab's public tests against the submission and run them
+    with JUnit's console launcher; read its XML report."""
+    tests_src = sorted((paths.LABS / rubric["lab"] / "public").glob("*.java"))
+    cp = javabuild.classpath("checks")
+    test_classes = tmp / "test-classes"
+    test_classes.mkdir()
+    build = sandbox.run(["javac", "-Xlint:none", "-cp", f"{classes}:{cp}", "-d", str(test_classes),
+                         *map(str, tests_src)], timeout=COMPILE_SECONDS)
+    if build.returncode != 0:
+        msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
+              + build.output + "\n```"
+        return {t["method"]: (False, msg) for t in rubric["test"] if t["kind"] == "junit"}
+    reports = tmp / "junit-reports"
+    run = sandbox.run(["java", "-cp", f"{test_classes}:{classes}:{cp}", "org.junit.platform.console.ConsoleLauncher",
+                       "execute", "--disable-banner", "--details=none", "--scan-class-path", str(test_classes),
+                       "--reports-dir", str(reports)], timeout=TEST_SECONDS)
+    results = {}
+    for report in reports.glob("*.xml"):
+        for case in ET.parse(report).getroot().iter("testcase"):
+            method = case.get("name", "").split("(")[0]
+            failure = case.find("failure")
+            if failure is None:
+                failure = case.find("error")
+            if failure is None:
+                results[method] = (True, "Passed.")
+            else:
+                results[method] = (False, "Failed: " + (failure.get("message") or failure.text or "")[:2000])
+    if run.timed_out:
+        for t in rubric["test"]:
+            if t["kind"] == "junit" and t["method"] not in results:
+                results[t["method"]] = (False, f"Timed out after {TEST_SECONDS} s: a thread probably waits for ever.")
+    return results
+
+
+def _run_checker(checker: str, cls: str, classes: Path, tmp: Path, result: TestResult) -> None:
+    out = tmp / f"{checker}.json"
+    run = sandbox.run(javacheck.checker_command(checker, cls, out, STRESS_SECONDS, str(classes)), timeout=TEST_SECONDS)
+    if run.timed_out or not out.exists():
+        why = f"timed out after {TEST_SECONDS} s" if run.timed_out else f"ended with exit code {run.returncode}"
+        result.output = f"The {checker} check {why} without a verdict.\n\n```text\n{run.output[-3000:]}\n```"
+        return
+    verdict = json.loads(out.read_text())
+    if verdict["verdict"] == "pass":
+        result.score = result.max_score
+        result.output = f"Passed: {verdict['detail'] or 'no interleaving breaks exactly-once'}."
+        return
+    result.output = _explain(verdict)
+    lane = javacheck.swimlane(verdict)
+    if lane:
+        lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
+        result.swimlane_md = lane.markdown()
+
+
+def _explain(verdict: dict) -> str:
+    v = verdict["verdict"]
+    if v == "deadlock":
+        return ("Failed: every thread ended up waiting and nobody will ever wake them — a **lost wake-up**. "
+                "The acceptor and the workers wait in the same wait set for different reasons; ask yourself "
+                "whom each `notify()` can wake. (Hint 2 in the handout.)")
+    if v.startswith("violation:NoInvented"):
+        return ("Failed: a worker took a connection that was never accepted (null). A woken thread went on "
+                "without checking its condition again. (Hint 1 in the handout.)")
+    if v.startswith("violation:Linearizable"):
+        return ("Failed: Lincheck found an interleaving whose results no sequential buffer can give — here a "
+                "worker got a connection nobody put. Read the interleaving below from top to bottom. (Hint 1.)")
+    return f"Failed: {v} — {verdict.get('detail', '')}"
