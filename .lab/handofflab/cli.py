@@ -76,6 +76,14 @@ def check_java(name, tier, jpf, replay_file, quiet):
 
 
 @cli.command()
+@click.argument("name", required=False)
+def notebooks(name):
+    """Execute the notebooks (notebooks/*.py, jupytext) with a real kernel; render them for the book."""
+    from handofflab import notebooks as nb
+    nb.run_all(name)
+
+
+@cli.command()
 @click.argument("lab")
 @click.argument("submission", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write results.json and report.md")

@@ -11,13 +11,13 @@ package handofflab.handoffs;
  * Every field is guarded by the monitor of {@code this}: call these methods only
  * inside {@code synchronized} methods of the subclass.
  */
-abstract class Ring<T> implements Handoff<T> {
+public abstract class Ring<T> implements Handoff<T> {
     private final Object[] items;  // guarded by this
     private int putAt;             // guarded by this: next slot to fill
     private int takeAt;            // guarded by this: next slot to empty
     private int count;             // guarded by this: filled slots
 
-    Ring(int capacity) {
+    protected Ring(int capacity) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be at least 1, got " + capacity);
         }

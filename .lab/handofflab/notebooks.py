@@ -1,0 +1,100 @@
+"""`./lab notebooks`: executes the kit's notebooks (jupytext percent files in
+notebooks/) with a real Jupyter kernel, and renders each to markdown for the book."""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import paths
+from handofflab.console import LabError, ok, progress
+
+BUILD = paths.NOTEBOOKS / "build"
+RENDERED = paths.GENERATED / "notebooks"
+
+
+@dataclass
+class Executed:
+    name: str
+    ipynb: Path
+    markdown: Path
+    figures: int
+
+
+def sources() -> list[Path]:
+    return sorted(p for p in paths.NOTEBOOKS.glob("*.py"))
+
+
+def execute(source: Path, timeout: int = 600) -> Executed:
+    import jupytext
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    from nbconvert import MarkdownExporter
+
+    nb = jupytext.read(source)
+    BUILD.mkdir(parents=True, exist_ok=True)
+    mpl = paths.ROOT / ".cache" / "matplotlib"
+    mpl.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("MPLCONFIGDIR", str(mpl))
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(paths.NOTEBOOKS)}})
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        raise LabError(f"notebook {source.name} failed:\n{str(e)[-3000:]}",
+                       f"run it interactively: .venv/bin/jupytext --to notebook {source} and open it")
+    ipynb = BUILD / f"{source.stem}.ipynb"
+    nbformat.write(nb, ipynb)
+    figures = sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
+    # Markdown for the book: text outputs fenced (so KaTeX leaves their `$` alone), figures as files.
+    body, resources = MarkdownExporter().from_notebook_node(nb)
+    target = RENDERED / source.stem
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    for name, data in resources.get("outputs", {}).items():
+        (target / name).write_bytes(data)
+    body = body.replace("](output_", f"](generated/notebooks/{source.stem}/output_")
+    markdown = RENDERED / f"{source.stem}.md"
+    markdown.write_text(_fence_outputs(body))
+    return Executed(source.stem, ipynb, markdown, figures)
+
+
+def _fence_outputs(md: str) -> str:
+    """nbconvert indents text outputs by four spaces; make them ```text blocks
+    (indented lines inside a fenced code block are code, and stay)."""
+    out, block, in_fence = [], [], False
+    for line in md.splitlines():
+        if not in_fence and line.startswith("    "):
+            block.append(line[4:])
+            continue
+        if block and not (not line.strip() and not in_fence):
+            out += ["```text", *block, "```", ""]
+            block = []
+        if line.startswith("```"):
+            in_fence = not in_fence
+        if not block:
+            out.append(line)
+    if block:
+        out += ["```text", *block, "```"]
+    return "\n".join(out) + "\n"
+
+
+def run_all(name: str | None = None) -> list[Executed]:
+    chosen = [s for s in sources() if not name or s.stem == name]
+    if not chosen:
+        raise LabError(f"no notebook called '{name}'", "notebooks: " + ", ".join(s.stem for s in sources()))
+    done = []
+    with progress() as bar:
+        task = bar.add_task("notebooks", total=len(chosen))
+        for source in chosen:
+            bar.update(task, description=f"executing {source.name}")
+            done.append(execute(source))
+            bar.advance(task)
+    for e in done:
+        ok(f"{e.name}: executed ({e.figures} figures) → {e.ipynb.relative_to(paths.ROOT)}, "
+           f"{e.markdown.relative_to(paths.ROOT)}")
+    return done
