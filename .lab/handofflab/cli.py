@@ -21,6 +21,21 @@ def cli():
 
 
 @cli.command()
+def tour():
+    """Install what is missing, then run the kit on the shared buffer: specs, Java checks, grading, notebook, book."""
+    from handofflab import tour as tour_mod
+    tour_mod.run()
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
+def test(pytest_args):
+    """Run every test (JUnit via Maven, the rest via pytest); counts per layer; ends `N passed, N failed`."""
+    from handofflab import testrun
+    sys.exit(testrun.run(tuple(pytest_args)))
+
+
+@cli.command()
 def doctor():
     """List every tool the kit uses, its version here, and the fix for anything missing."""
     from rich.table import Table
@@ -81,6 +96,18 @@ def notebooks(name):
     """Execute the notebooks (notebooks/*.py, jupytext) with a real kernel; render them for the book."""
     from handofflab import notebooks as nb
     nb.run_all(name)
+
+
+@cli.command()
+@click.argument("action", type=click.Choice(["build", "serve"]), default="build")
+@click.option("--refresh", is_flag=True, help="re-run the checkers and notebooks the book includes")
+@click.option("--port", default=3000, show_default=True, help="for serve: the localhost port")
+def book(action, refresh, port):
+    """Build the book into book/build/ (offline), or serve it on localhost."""
+    from handofflab import book as book_mod
+    book_mod.build(refresh)
+    if action == "serve":
+        book_mod.serve(port)
 
 
 @cli.command()

@@ -45,8 +45,8 @@ class Swimlane:
 
     def save(self, stem: Path) -> None:
         stem.parent.mkdir(parents=True, exist_ok=True)
-        stem.with_suffix(".json").write_text(self.to_json())
-        stem.with_suffix(".md").write_text(self.markdown())
+        stem.parent.joinpath(stem.name + ".json").write_text(self.to_json())  # stems hold dots: NotifyBuffer.stress
+        stem.parent.joinpath(stem.name + ".md").write_text(self.markdown())
 
     # -- rendering ---------------------------------------------------------
     def _cells(self, step: Step) -> list[str]:

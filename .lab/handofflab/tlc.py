@@ -25,7 +25,9 @@ STATE = "2217"
 BACK_TO_STATE = "2122"
 
 _MSG = re.compile(r"@!@!@STARTMSG (\d+):(\d+) @!@!@\n(.*?)@!@!@ENDMSG \d+ @!@!@", re.S)
-_LOCATION = re.compile(r"line (\d+), col (\d+) to line \d+, col \d+ of module (\w+)")
+_LOCATION = re.compile(r"line (\d+), col (\d+) to line \d+, col \d+ of module (\w+)")   # semantic errors
+_PARSE_LOCATION = re.compile(r"at line (\d+), column (\d+)")                              # SANY parse errors
+_PARSE_MODULE = re.compile(r"(?:Parsing file|in file) \S*?(\w+)(?:\.tla)?\s*$", re.M)
 
 
 @dataclass
@@ -96,12 +98,17 @@ def _violated_property(variant: Variant) -> str:
 def _error(variant: Variant, messages, out: str) -> LabError:
     """No verdict: a syntax error, a semantic error, a bad cfg.  Say where."""
     errors = [body.strip() for _, sev, body in messages if sev == "1"]
-    text = "\n".join(errors) if errors else "\n".join(out.strip().splitlines()[-12:])
+    plain = re.sub(r"@!@!@STARTMSG.*?@!@!@ENDMSG \d+ @!@!@", "", out, flags=re.S)  # SANY's own text
+    parse = re.search(r"\*\*\*Parse Error\*\*\*.*?(?=\n\s*\n)", plain, re.S)
+    text = "\n".join(([parse.group(0)] if parse else []) + errors) or "\n".join(out.strip().splitlines()[-12:])
     where = ""
     m = _LOCATION.search(text) or _LOCATION.search(out)
     if m:
         line, col, module = m.groups()
         where = f" at specs/{module}.tla:{line}:{col}"
+    elif (p := _PARSE_LOCATION.search(plain)):
+        mod = _PARSE_MODULE.search(plain)
+        where = f" at specs/{mod.group(1) if mod else variant.handoff.spec}.tla:{p.group(1)}:{p.group(2)}"
     text = re.sub(r"@!@!@(START|END)MSG[^@]*@!@!@", "", text).strip()
     return LabError(f"{variant.name}: TLC could not check the model{where}:\n{text}",
                     f"fix the spec or specs/{variant.cfg}; parse alone with "

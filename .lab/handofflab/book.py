@@ -1,0 +1,115 @@
+"""`./lab book`: regenerates what the chapters include from real runs, builds
+the mdBook offline (math by mdbook-katex, KaTeX's CSS and fonts served by the
+book itself), and fails on a broken include, link or formula."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from handofflab import javacheck, notebooks, paths, specs, toolchain
+from handofflab.console import LabError, ok, step
+
+BUILD = paths.BOOK / "build"
+KATEX_DIR = paths.BOOK / "src" / "katex"
+
+
+def generate(refresh: bool = False) -> None:
+    """Copy the counterexamples and executed notebooks the chapters include,
+    running the checkers and notebooks first if their results are missing."""
+    wanted_specs = [f"{v}.md" for v in ("NotifyBuffer", "IfBuffer")]
+    if refresh or not all((specs.OUT / f).exists() for f in wanted_specs):
+        specs.check(show_traces=False)
+    if refresh or not all((javacheck.OUT / f).exists() for f in ("NotifyBuffer.stress.md", "IfBuffer.lincheck.md")):
+        javacheck.check(show_traces=False)
+    if refresh or not all((notebooks.RENDERED / f"{s.stem}.md").exists() for s in notebooks.sources()):
+        notebooks.run_all()
+    for src, dst in ((specs.OUT, "specs"), (javacheck.OUT, "java")):
+        target = paths.GENERATED / dst
+        target.mkdir(parents=True, exist_ok=True)
+        for f in src.glob("*.md"):
+            shutil.copyfile(f, target / f.name)
+
+
+def build(refresh: bool = False) -> Path:
+    generate(refresh)
+    katex = toolchain.mdbook_katex()
+    dist = toolchain.katex_assets()
+    if KATEX_DIR.exists():
+        shutil.rmtree(KATEX_DIR)
+    KATEX_DIR.mkdir(parents=True)
+    shutil.copyfile(dist / "katex.min.css", KATEX_DIR / "katex.min.css")
+    shutil.copytree(dist / "fonts", KATEX_DIR / "fonts")
+    compile_book(paths.BOOK)
+    ok(f"book built: {BUILD.relative_to(paths.ROOT)}/index.html")
+    return BUILD / "index.html"
+
+
+def compile_book(book: Path) -> Path:
+    """mdbook build, failing on any error or warning (a broken include is only
+    a logged error to mdBook), then on any broken local link."""
+    env = {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{os.environ['PATH']}"}
+    with step("Building the book with mdBook"):
+        proc = subprocess.run([str(toolchain.mdbook()), "build", str(book)], capture_output=True, text=True, env=env)
+    log = proc.stdout + proc.stderr
+    # mdbook-katex 0.10.0 was built against mdbook 0.5.3 and says so on every run; that one line is benign.
+    problems = [line for line in log.splitlines() if re.search(r"\b(ERROR|WARN)\b", line)
+                and "was built against mdbook" not in line]
+    if proc.returncode != 0 or problems:
+        raise LabError("the book does not build cleanly:\n" + "\n".join(problems or log.splitlines()[-15:]),
+                       "fix the include, link or formula it names (paths are relative to book/src/)")
+    out = book / "build"
+    broken = check_links(out)
+    if broken:
+        raise LabError("the book has broken links:\n" + "\n".join(broken[:30]),
+                       "fix the links in the chapters named (book/src/)")
+    return out
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for key in ("href", "src"):
+            if a.get(key):
+                self.links.append(a[key])
+
+
+def check_links(root: Path) -> list[str]:
+    """Every local link and image in the built book must point at a file that
+    exists (and, with #fragment, at an id in it).  mdBook itself does not check."""
+    pages = {}
+    for page in root.rglob("*.html"):
+        if page.name == "404.html":
+            continue  # mdBook's not-found page links from the site root ("/"), by design
+        parser = _Links()
+        parser.feed(page.read_text(errors="replace"))
+        pages[page.resolve()] = parser
+    broken = []
+    for page, parser in pages.items():
+        for link in parser.links:
+            url = urlparse(link)
+            if url.scheme or link.startswith("//") or link.startswith("mailto:"):
+                continue
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page
+            if target.is_dir():
+                target = target / "index.html"
+            if not target.exists():
+                broken.append(f"{page.relative_to(root.resolve())}: {link} (no such file)")
+            elif url.fragment and target in pages and url.fragment not in pages[target].ids:
+                broken.append(f"{page.relative_to(root.resolve())}: {link} (no such anchor)")
+    return broken
+
+
+def serve(port: int = 3000) -> None:
+    env = {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{os.environ['PATH']}"}
+    subprocess.run([str(toolchain.mdbook()), "serve", str(paths.BOOK), "-n", "127.0.0.1", "-p", str(port)], env=env)

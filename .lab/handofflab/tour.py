@@ -1,0 +1,53 @@
+"""`./lab tour`: the whole kit on its built-in default, the shared buffer —
+installs what is missing, then specs, Java checks, grading, notebook, book."""
+from __future__ import annotations
+
+import time
+
+from handofflab import book, grader, javabuild, javacheck, notebooks, paths, specs, toolchain
+from handofflab.console import LabError, console, heading, ok
+
+
+def run() -> None:
+    start = time.monotonic()
+    heading("1/6  Tools (installed on first use, into .tools/ and .venv/)")
+    toolchain.tlc_jar()
+    javabuild.build()
+    toolchain.mdbook_katex()
+    toolchain.katex_assets()
+    ok("TLC, Java build, mdBook + KaTeX ready")
+
+    heading("2/6  TLC on the shared buffer's models (specs/SharedBuffer.tla)")
+    outcomes = specs.check()
+    if not all(o.matches for o in outcomes):
+        raise LabError("a TLC result differs from specs/catalog.toml", "see the table above")
+
+    heading("3/6  The Java buffers under Lincheck and the stress watchdog")
+    jouts = javacheck.check()
+    if not all(o.matches for o in jouts):
+        raise LabError("a Java checker result differs from specs/catalog.toml", "see the table above")
+
+    heading("4/6  Grading two sample submissions of lab 'Fix the buffer'")
+    samples = {"the starter (both bugs)": paths.LABS / "buffer" / "starter",
+               "a correct solution": paths.GRADING / "tests" / "submissions" / "buffer" / "correct"}
+    grades = {}
+    for label, sub in samples.items():
+        g = grader.grade("buffer", sub, paths.RESULTS / "grading" / "buffer" / sub.name)
+        grades[label] = g
+        console.print(f"  {label}: [bold]{g.score:g} / {g.max_score:g}[/]  "
+                      + ", ".join(f"{t.name.split(':')[0]} {t.score:g}/{t.max_score:g}" for t in g.tests))
+
+    heading("5/6  Executing the notebook")
+    notebooks.run_all()
+
+    heading("6/6  Building the book")
+    index = book.build()
+
+    heading(f"Done in {time.monotonic() - start:.0f} s — open these")
+    rel = lambda p: p.relative_to(paths.ROOT)
+    console.print(f"""  the book            {rel(index)}   (or: ./lab book serve)
+  counterexamples     {rel(specs.OUT)}/*.md, {rel(javacheck.OUT)}/*.md
+  grading reports     results/grading/buffer/*/report.md and results.json
+  executed notebook   {rel(notebooks.BUILD)}/shared_buffer.ipynb
+  the lab handout     labs/buffer/README.md
+  next                ./lab test   (every test, per layer)""")

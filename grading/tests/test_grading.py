@@ -1,0 +1,70 @@
+"""The grading layer: sample submissions get the marks they deserve, with
+feedback that teaches, in Gradescope's results.json format."""
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from handofflab import grader, paths
+from handofflab.console import LabError
+
+SAMPLES = Path(__file__).parent / "submissions" / "buffer"
+
+
+def grade(tmp_path, submission):
+    g = grader.grade("buffer", submission, tmp_path / "out")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["score"] == g.score and results["max_score"] == 10
+    for t in results["tests"]:  # Gradescope's schema
+        assert {"name", "score", "max_score", "status", "output", "visibility"} <= t.keys()
+        assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed")
+    return g, results, (tmp_path / "out" / "report.md").read_text()
+
+
+def scores(g):
+    return [t.score for t in g.tests]
+
+
+def test_a_correct_submission_gets_full_marks(tmp_path):
+    g, results, _ = grade(tmp_path, SAMPLES / "correct")
+    assert results["score"] == 10, g.report()
+
+
+def test_the_starter_fails_both_hidden_tests_with_swimlanes(tmp_path):
+    g, _, report = grade(tmp_path, paths.LABS / "buffer" / "starter")
+    assert scores(g) == [2, 2, 0, 0], g.report()
+    assert "Lincheck found an interleaving" in report and "your StudentBuffer under lincheck" in report
+    assert "| # |" in report
+
+
+def test_fixing_only_the_if_leaves_the_lost_wakeup(tmp_path):
+    g, _, report = grade(tmp_path, SAMPLES / "notify_only")
+    assert scores(g) == [2, 2, 3, 0], g.report()
+    assert "lost wake-up" in report and "WAITING" in report
+
+
+def test_code_that_does_not_compile_gets_zero_and_the_compiler_message(tmp_path):
+    g, results, _ = grade(tmp_path, SAMPLES / "does_not_compile")
+    assert results["score"] == 0 and "does not compile" in g.problem and "StudentBuffer.java:" in g.problem
+
+
+def test_a_wrong_package_is_named(tmp_path):
+    g, results, _ = grade(tmp_path, SAMPLES / "wrong_package")
+    assert results["score"] == 0 and "package handofflab.labs.buffer;" in g.problem
+
+
+def test_a_zip_submission_is_graded_and_a_zip_slip_entry_refused(tmp_path):
+    z = tmp_path / "sub.zip"
+    with zipfile.ZipFile(z, "w") as f:
+        f.write(SAMPLES / "correct" / "StudentBuffer.java", "StudentBuffer.java")
+        f.writestr("../../escaped.txt", "outside")
+    g, results, _ = grade(tmp_path, z)
+    assert results["score"] == 10
+    assert not (tmp_path / "escaped.txt").exists() and not (tmp_path.parent / "escaped.txt").exists()
+
+
+def test_an_unknown_lab_is_a_clear_error(tmp_path):
+    with pytest.raises(LabError) as e:
+        grader.grade("nosuchlab", SAMPLES / "correct", tmp_path)
+    assert "buffer" in e.value.fix

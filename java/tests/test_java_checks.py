@@ -1,0 +1,55 @@
+"""The Java layer's checkers: each correct class passes, each buggy class is
+caught by the checker the catalog names, and JPF's absence is a visible skip."""
+import os
+
+import pytest
+
+from handofflab import catalog, javacheck
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return javacheck.check(show_traces=False)
+
+
+def test_every_checker_result_is_as_catalogued(outcomes):
+    assert outcomes
+    assert [(o.name, o.checker, o.got) for o in outcomes if not o.matches] == []
+
+
+def test_every_buggy_class_is_caught_and_every_correct_one_passes(outcomes):
+    cat = catalog.load()
+    for name in {o.name for o in outcomes}:
+        verdicts = [o.got for o in outcomes if o.name == name]
+        if cat.variant(name).correct:
+            assert set(verdicts) == {"pass"}, (name, verdicts)
+        else:
+            assert any(v not in ("pass", "skip") for v in verdicts), f"{name} caught by no checker"
+
+
+def test_caught_bugs_leave_swimlanes(outcomes):
+    for name, checker in (("NotifyBuffer", "stress"), ("IfBuffer", "lincheck"), ("IfBuffer", "stress")):
+        md = (javacheck.OUT / f"{name}.{checker}.md").read_text()
+        assert md.count("\n|") > 3 and "reports" in md
+        lane = javacheck.Swimlane.from_json((javacheck.OUT / f"{name}.{checker}.json").read_text())
+        assert lane.steps and lane.verdict != "pass"
+
+
+def test_the_stress_deadlock_says_where_each_thread_waits(outcomes):
+    lane = javacheck.Swimlane.from_json((javacheck.OUT / "NotifyBuffer.stress.json").read_text())
+    assert lane.verdict == "deadlock"
+    assert all("WAITING" in where for where in lane.ending.values()), lane.ending
+
+
+@pytest.mark.skipif(os.environ.get("JPF_HOME"), reason="JPF_HOME is set: the real JPF run is tested instead")
+def test_without_jpf_home_jpf_is_a_visible_skip_with_how_to_get_it(monkeypatch):
+    verdict = javacheck.run_checker("jpf", "NotifyBuffer")
+    assert verdict["verdict"] == "skip"
+    assert "JPF_HOME" in verdict["detail"] and "never downloads" in verdict["detail"]
+
+
+@pytest.mark.skipif(not os.environ.get("JPF_HOME"), reason="needs JPF_HOME (a jpf-core build); see ./lab doctor")
+def test_jpf_finds_the_notify_deadlock_and_passes_the_monitor_buffer():
+    cat = catalog.load()
+    for name in ("MonitorBuffer", "NotifyBuffer", "IfBuffer"):
+        assert javacheck.run_checker("jpf", name)["verdict"] == cat.variant(name).expected("jpf")
