@@ -13,7 +13,7 @@ from rich.table import Table
 from handofflab import javabuild, paths
 from handofflab.console import console, heading
 
-LAYERS = ("specs", "java", "notebooks", "book", "grading")
+LAYERS = ("lab", "specs", "java", "notebooks", "book", "grading")  # "lab": the ./lab entry point itself
 OUT = paths.RESULTS / "test"
 
 
@@ -48,7 +48,8 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     subprocess.run([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o", "junit_family=xunit1",
                     f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True)
     if junit.exists():
-        py = _count([junit], lambda case: (case.get("file") or case.get("classname", "")).replace("/", ".").split(".")[0])
+        py = _count([junit], lambda case: (case.get("file") or case.get("classname", "")).lstrip(".")
+                    .replace("/", ".").split(".")[0])
         for layer in LAYERS:
             counts[layer] += py[layer]
     else:

@@ -1,0 +1,51 @@
+"""The entry point: a missing system tool is a clear error naming the fix,
+and `./lab doctor` lists every tool."""
+import os
+import subprocess
+from pathlib import Path
+
+from handofflab import paths
+
+
+def _path_without(tmp_path: Path, *missing: str) -> str:
+    """A PATH with every command this machine has except `missing`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for d in os.environ["PATH"].split(os.pathsep):
+        for exe in Path(d).glob("*") if Path(d).is_dir() else []:
+            if exe.name not in missing and not (bin_dir / exe.name).exists():
+                (bin_dir / exe.name).symlink_to(exe)
+    return str(bin_dir)
+
+
+def _lab(args, path):
+    return subprocess.run([str(paths.ROOT / "lab"), *args], capture_output=True, text=True,
+                          env={**os.environ, "PATH": path}, timeout=600)
+
+
+def test_no_mvn_names_the_debian_package(tmp_path):
+    run = _lab(["doctor"], _path_without(tmp_path, "mvn"))
+    assert run.returncode == 2
+    assert "'mvn' is missing" in run.stderr and "apt-get install maven" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_no_java_names_the_debian_package(tmp_path):
+    run = _lab(["doctor"], _path_without(tmp_path, "java"))
+    assert run.returncode == 2 and "openjdk-17-jdk-headless" in run.stderr
+
+
+def test_doctor_lists_every_tool_with_a_version():
+    run = _lab(["doctor"], os.environ["PATH"])
+    assert run.returncode in (0, 2), run.stderr
+    rows = {line.split("│")[1].strip(): line for line in run.stdout.splitlines() if line.count("│") > 3}
+    for tool in ("java", "mvn", "python", "TLC", "mdbook", "mdbook-katex", "JPF"):
+        assert tool in rows, f"doctor does not list {tool}"
+    for required in ("java", "mvn", "python"):  # this machine runs the tests, so it has them
+        assert " ok " in rows[required], rows[required]
+
+
+def test_an_unknown_command_is_a_usage_error_not_a_traceback():
+    run = _lab(["no-such-command"], os.environ["PATH"])
+    assert run.returncode != 0 and "No such command" in (run.stdout + run.stderr)
+    assert "Traceback" not in run.stderr
