@@ -96,9 +96,27 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# **Reading the plots.** Throughput grows with $W$ in step with the bound until
-# the acceptor — one thread, taking the monitor for every put — becomes the
-# bottleneck, and the efficiency drops. The buffer is full almost always with
-# one worker and drains as workers are added: the buffer's size matters little
-# once the workers keep up, which is one reason Roussev & Wu found the number of
-# workers, not the number of slots, decides a pre-threaded server's speed.
+# ## Reading the plots
+#
+# Throughput first grows with $W$ in step with the bound. It cannot keep up for
+# ever: every `put` ends in `notifyAll()`, which wakes *every* waiting worker;
+# all but one find nothing to take and wait again. With many workers that
+# "thundering herd" costs more than the extra workers bring — on these 2 cores
+# it shows clearly. The cell below reads the peak off this run's data.
+
+# %%
+peak = throughput.loc[throughput.throughput_per_s.idxmax()]
+last = throughput.iloc[-1]
+print(f"peak: {peak.throughput_per_s:,.0f} connections/s at W = {peak.workers:.0f} "
+      f"(efficiency {peak.efficiency:.2f}); at W = {last.workers:.0f}: {last.throughput_per_s:,.0f}/s "
+      f"(efficiency {last.efficiency:.2f})")
+print(f"buffer full before a put: {throughput.full_fraction.iloc[0]:.0%} of puts at W = 1, "
+      f"{throughput.full_fraction.iloc[-1]:.0%} at W = {last.workers:.0f}")
+
+# %% [markdown]
+# The buffer is full almost always with one worker and drains as workers are
+# added, so once the workers keep up its number of slots matters little — the
+# number of workers decides the speed, as Roussev & Wu found (their Table 2 and
+# Fig. 5 sweep the workers). Their optimum (50–70 workers at $t_r$ = 250 ms) is far
+# from this one because the ratio of service time to handoff cost is about a
+# thousand times larger there.

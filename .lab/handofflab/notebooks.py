@@ -65,7 +65,8 @@ def execute(source: Path, timeout: int = 600) -> Executed:
 
 def _fence_outputs(md: str) -> str:
     """nbconvert indents text outputs by four spaces; make them ```text blocks
-    (indented lines inside a fenced code block are code, and stay)."""
+    (indented lines inside a fenced code block are code, and stay), and
+    demote headings one level for inclusion in a chapter."""
     out, block, in_fence = [], [], False
     for line in md.splitlines():
         if not in_fence and line.startswith("    "):
@@ -76,6 +77,8 @@ def _fence_outputs(md: str) -> str:
             block = []
         if line.startswith("```"):
             in_fence = not in_fence
+        if not in_fence and line.startswith("#"):
+            line = "#" + line  # a notebook's headings sit one level under the chapter that includes it
         if not block:
             out.append(line)
     if block:
