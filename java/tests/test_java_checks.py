@@ -41,7 +41,7 @@ def test_the_stress_deadlock_says_where_each_thread_waits(outcomes):
     assert all("WAITING" in where for where in lane.ending.values()), lane.ending
 
 
-@pytest.mark.skipif(os.environ.get("JPF_HOME"), reason="JPF_HOME is set: the real JPF run is tested instead")
+@pytest.mark.skipif(bool(os.environ.get("JPF_HOME")), reason="JPF_HOME is set: the real JPF run is tested instead")
 def test_without_jpf_home_jpf_is_a_visible_skip_with_how_to_get_it(monkeypatch):
     verdict = javacheck.run_checker("jpf", "NotifyBuffer")
     assert verdict["verdict"] == "skip"

@@ -41,6 +41,7 @@ public final class JpfCheck {
         String[] args = {
             "+site=" + site,
             "+classpath=" + ownClasspath(),
+            "+sourcepath=" + ownSources(),  // so that traces show source lines
             "+target=" + JpfDriver.class.getName(),
             "+target.args=" + name,
             "+search.multiple_errors=false",
@@ -77,6 +78,16 @@ public final class JpfCheck {
         return String.join(",", mine);
     }
 
+    /** The source folders beside our class folders or jars (module/target/x -> module/src/main/java). */
+    static String ownSources() {
+        List<String> sources = new ArrayList<>();
+        for (String entry : ownClasspath().split(",")) {
+            File target = new File(entry).getAbsoluteFile().getParentFile();  // both target/classes and target/x.jar
+            sources.add(new File(target.getParentFile(), "src/main/java").getPath());
+        }
+        return String.join(",", sources);
+    }
+
     private static void statistics(Object jpf, Verdict v) {
         try {
             Object reporter = jpf.getClass().getMethod("getReporter").invoke(jpf);
@@ -107,18 +118,20 @@ public final class JpfCheck {
         }
         Object path = error.getClass().getMethod("getPath").invoke(error);
         for (Object transition : (Iterable<?>) path) {
-            int thread = (Integer) transition.getClass().getMethod("getThreadIndex").invoke(transition);
+            Object info = transition.getClass().getMethod("getThreadInfo").invoke(transition);
+            String thread = String.valueOf(info.getClass().getMethod("getName").invoke(info));
             String line = "";
             for (Object step : (Iterable<?>) transition) {
                 Method loc = step.getClass().getMethod("getLocationString");
                 String where = String.valueOf(loc.invoke(step));
                 if (where.contains("Buffer.java") || where.contains("JpfDriver.java")) {
                     Object src = step.getClass().getMethod("getLineString").invoke(step);
-                    line = where + (src == null ? "" : "  " + String.valueOf(src).trim());
+                    String file = where.substring(where.lastIndexOf('/') + 1);
+                    line = (src == null ? "" : String.valueOf(src).trim() + "  ") + "(" + file + ")";
                 }
             }
             if (!line.isEmpty()) {
-                v.steps.add(new String[] {"thread-" + thread, line, ""});
+                v.steps.add(new String[] {thread, line, ""});
             }
         }
     }

@@ -30,7 +30,7 @@ public final class JpfDriver {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        });
+        }, "acceptor");
         Thread[] workers = new Thread[2];
         for (int w = 0; w < workers.length; w++) {
             workers[w] = new Thread(() -> {
@@ -42,7 +42,7 @@ public final class JpfDriver {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            });
+            }, "worker-" + (w + 1));
         }
         for (Thread w : workers) {
             w.start();
