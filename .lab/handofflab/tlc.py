@@ -23,6 +23,7 @@ SUCCESS = {"2193"}
 STATS = "2199"
 STATE = "2217"
 BACK_TO_STATE = "2122"
+STUTTERING = "2218"
 
 _MSG = re.compile(r"@!@!@STARTMSG (\d+):(\d+) @!@!@\n(.*?)@!@!@ENDMSG \d+ @!@!@", re.S)
 _LOCATION = re.compile(r"line (\d+), col (\d+) to line \d+, col \d+ of module (\w+)")   # semantic errors
@@ -120,6 +121,7 @@ def _swimlane(variant: Variant, verdict: str, messages) -> Swimlane:
     (every spec of the kit keeps its threads' program counters in `pc`)."""
     states = []
     loop_to = None
+    stutters = False
     for code, _, body in messages:
         if code == STATE:
             head, _, rest = body.partition("\n")
@@ -129,6 +131,8 @@ def _swimlane(variant: Variant, verdict: str, messages) -> Swimlane:
         elif code == BACK_TO_STATE:
             m = re.search(r"Back to state (\d+)", body)
             loop_to = int(m.group(1)) if m else None
+        elif code == STUTTERING:
+            stutters = True
     if not states:
         return Swimlane(f"{variant.name} under TLC", "tlc", verdict, [], [], note="TLC printed no trace.")
     threads = list(states[0][1].get("pc", {}).keys())
@@ -144,7 +148,8 @@ def _swimlane(variant: Variant, verdict: str, messages) -> Swimlane:
     if verdict == "deadlock":
         last = states[-1][1].get("pc", {})
         ending = {t: f"stuck: {_bare(last.get(t, '?'))}" for t in threads}
-    note = f"The behaviour then loops back to state {loop_to} for ever." if loop_to else ""
+    note = (f"The behaviour then loops back to state {loop_to} for ever." if loop_to else
+            "Then nothing ever happens again (TLC: stuttering): no thread takes another step." if stutters else "")
     return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note)
 
 

@@ -88,3 +88,13 @@ def test_a_buggy_variant_expected_to_pass_must_say_why(tmp_path):
     with pytest.raises(LabError) as e:
         catalog.load(tmp_path / "catalog.toml")
     assert "without a reason" in e.value.problem
+
+
+def test_liveness_is_really_checked(spec_copy):
+    # Without fairness a thread may stop for ever: TLC must report EventuallyTaken, not pass.
+    tla = spec_copy / "SharedBuffer.tla"
+    tla.write_text(tla.read_text().replace("Spec == Init /\\ [][Next]_vars /\\ \\A t \\in Threads : WF_vars(Step(t))",
+                                           "Spec == Init /\\ [][Next]_vars"))
+    result = tlc.run(catalog.load().variant("MonitorBuffer"))
+    assert result.verdict == "property:EventuallyTaken"
+    assert result.trace.steps and "stuttering" in result.trace.note
