@@ -45,9 +45,19 @@ def heading(msg: str) -> None:
     console.rule(f"[bold]{msg}")
 
 
+class _Progress(Progress):
+    """Rich's progress bar; without a terminal (a CI log) each new item is a line."""
+
+    def update(self, task_id, **kwargs):
+        if self.disable and kwargs.get("description"):
+            console.print(f"… {kwargs['description']}")
+            sys.stdout.flush()
+        super().update(task_id, **kwargs)
+
+
 def progress() -> Progress:
     """A progress bar for long steps; plain lines when not on a terminal."""
-    return Progress(
+    return _Progress(
         SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, disable=not console.is_terminal,
     )
