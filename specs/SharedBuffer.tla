@@ -1,20 +1,19 @@
 ---------------------------- MODULE SharedBuffer ----------------------------
 (***************************************************************************)
 (* The bounded shared buffer: the "shared buffer" server design of Roussev *)
-(* and Wu (ICN 2001, Sec. 3; JSA 2006, Sec. 3).  Acceptor threads           *)
-(* (Producers) put the ids of accepted connections into a ring of Capacity  *)
-(* slots; worker threads (Consumers) take them.  The ring is guarded by ONE *)
-(* Java monitor, and this module models the monitor explicitly, because the *)
-(* bugs this kit teaches live there:                                        *)
+(* and Wu (ICN 2001, Sec. 3; JSA 2006, Sec. 3).  Acceptors put the ids of   *)
+(* accepted connections into a ring of Capacity slots; workers take them.   *)
+(* The ring is guarded by ONE Java monitor, and this module models the      *)
+(* monitor itself, because the bugs this kit teaches live there:            *)
 (*   - one lock, held by at most one thread;                                *)
 (*   - a wait set: wait() releases the lock and parks the thread;           *)
 (*   - notify() removes ONE ARBITRARY waiter from the wait set (HotSpot     *)
 (*     picks one; the JLS promises nothing), notifyAll() removes them all;  *)
 (*   - a woken thread must win the lock again before it goes on, and then   *)
 (*     re-checks its condition (`while`) or does not (`if`).                *)
-(* The Java twin of this module is java/handoffs/.../MonitorBuffer.java;    *)
-(* its buggy twins are NotifyBuffer (NotifyAll = FALSE) and IfBuffer        *)
-(* (RecheckInLoop = FALSE).  specs/catalog.toml says what TLC must report.  *)
+(* Java twin: java/handoffs/.../MonitorBuffer.java; its buggy twins are     *)
+(* NotifyBuffer (NotifyAll = FALSE) and IfBuffer (RecheckInLoop = FALSE).   *)
+(* specs/catalog.toml says what TLC must report for each model.             *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
@@ -31,180 +30,257 @@ ASSUME /\ Producers # {} /\ Consumers # {} /\ Producers \cap Consumers = {}
        /\ Capacity \in Nat \ {0} /\ NConns \in Nat \ {0}
        /\ NotifyAll \in BOOLEAN /\ RecheckInLoop \in BOOLEAN
 
-Threads == Producers \cup Consumers
-Conns   == 1..NConns
-Slots   == 0..(Capacity - 1)
-
-VARIABLES
-    items,     \* the ring: Slots -> connection id or Null (taken slots are nulled, as in ArrayBlockingQueue)
-    putAt,     \* next slot to fill
-    takeAt,    \* next slot to empty
-    count,     \* filled slots, as the Java field (it can go wrong in the buggy variants)
-    lock,      \* the thread that holds the monitor, or Null
-    waitSet,   \* threads parked in wait() that no notify has removed yet
-    pc,        \* where each thread is, see Step(t)
-    hand,      \* the connection a producer is about to put, or a consumer last took
-    accepted,  \* connections accepted so far: ids 1..accepted exist
-    taken      \* how many times each value was handed to a worker (Null counts too)
-
-vars == <<items, putAt, takeAt, count, lock, waitSet, pc, hand, accepted, taken>>
-
+Conns  == 1..NConns
 Values == Conns \cup {Null}
+Slots  == 0..(Capacity - 1)
 
-TypeOK ==
-    /\ items \in [Slots -> Values]
-    /\ putAt \in Slots /\ takeAt \in Slots
-    /\ count \in -Cardinality(Consumers)..(Capacity + Cardinality(Producers))
-    /\ lock \in Threads \cup {Null}
-    /\ waitSet \subseteq Threads
-    /\ pc \in [Threads -> {"accept", "enter", "check", "waiting", "act", "done"}]
-    /\ hand \in [Threads -> Values]
-    /\ accepted \in 0..NConns
-    /\ taken \in [Values -> Nat]
+(* --algorithm SharedBuffer
+variables
+    items = [s \in Slots |-> Null],   \* the ring; a taken slot is nulled, as in ArrayBlockingQueue
+    putAt = 0, takeAt = 0,            \* next slot to fill / to empty
+    count = 0,                        \* filled slots, as the Java field (wrong in buggy variants)
+    lock = Null,                      \* the thread holding the monitor
+    waitSet = {},                     \* threads in wait() that no notify has removed yet
+    accepted = 0,                     \* connections accepted so far: 1..accepted
+    taken = [v \in Values |-> 0];     \* how often each value was handed to a worker
 
-Init ==
-    /\ items = [s \in Slots |-> Null]
-    /\ putAt = 0 /\ takeAt = 0 /\ count = 0
-    /\ lock = Null
-    /\ waitSet = {}
-    /\ pc = [t \in Threads |-> IF t \in Producers THEN "accept" ELSE "enter"]
-    /\ hand = [t \in Threads |-> Null]
-    /\ accepted = 0
-    /\ taken = [v \in Values |-> 0]
-
------------------------------------------------------------------------------
-(* The monitor.                                                            *)
-
-\* The wait set after this thread's notify() or notifyAll().
-Notify ==
-    IF waitSet = {} THEN waitSet' = waitSet
-    ELSE IF NotifyAll THEN waitSet' = {}
-    ELSE \E w \in waitSet : waitSet' = waitSet \ {w}
-
-\* synchronized: enter the monitor when nobody holds it.
-Enter(t) ==
-    /\ pc[t] = "enter" /\ lock = Null
-    /\ lock' = t /\ pc' = [pc EXCEPT ![t] = "check"]
-    /\ UNCHANGED <<items, putAt, takeAt, count, waitSet, hand, accepted, taken>>
+\* notify() or notifyAll(), called holding the monitor.
+macro Notify() begin
+    if waitSet # {} then
+        if NotifyAll then
+            waitSet := {};
+        else
+            with w \in waitSet do waitSet := waitSet \ {w}; end with;
+        end if;
+    end if;
+end macro;
 
 \* wait(): release the monitor and park in the wait set.
-Wait(t) ==
-    /\ lock' = Null /\ waitSet' = waitSet \cup {t}
-    /\ pc' = [pc EXCEPT ![t] = "waiting"]
-    /\ UNCHANGED <<items, putAt, takeAt, count, hand, accepted, taken>>
-
-\* Back from wait(): once notified, win the monitor again.  `while` goes
-\* back to the check; `if` goes straight on to act.
-Wake(t) ==
-    /\ pc[t] = "waiting" /\ t \notin waitSet /\ lock = Null
-    /\ lock' = t
-    /\ pc' = [pc EXCEPT ![t] = IF RecheckInLoop THEN "check" ELSE "act"]
-    /\ UNCHANGED <<items, putAt, takeAt, count, waitSet, hand, accepted, taken>>
-
------------------------------------------------------------------------------
-(* The acceptor (producer) side.                                           *)
-
-\* accept() hands the next connection to this acceptor (the OS serialises it).
-Accept(p) ==
-    /\ pc[p] = "accept" /\ accepted < NConns
-    /\ accepted' = accepted + 1
-    /\ hand' = [hand EXCEPT ![p] = accepted + 1]
-    /\ pc' = [pc EXCEPT ![p] = "enter"]
-    /\ UNCHANGED <<items, putAt, takeAt, count, lock, waitSet, taken>>
-
-\* No connections left in this run: the acceptor stops.
-Stop(p) ==
-    /\ pc[p] = "accept" /\ accepted = NConns
-    /\ pc' = [pc EXCEPT ![p] = "done"]
-    /\ UNCHANGED <<items, putAt, takeAt, count, lock, waitSet, hand, accepted, taken>>
+macro Wait() begin
+    lock := Null; waitSet := waitSet \cup {self};
+end macro;
 
 \* ANCHOR: put
-\* put(): fill the slot, notify, leave the monitor.  Its linearization point.
-Put(p) ==
-    /\ items' = [items EXCEPT ![putAt] = hand[p]]
-    /\ putAt' = (putAt + 1) % Capacity
-    /\ count' = count + 1
-    /\ Notify
-    /\ lock' = Null
-    /\ hand' = [hand EXCEPT ![p] = Null]
-    /\ pc' = [pc EXCEPT ![p] = "accept"]
-    /\ UNCHANGED <<takeAt, accepted, taken>>
-
-PutCheck(p) ==
-    /\ pc[p] = "check"
-    /\ IF count = Capacity THEN Wait(p) ELSE Put(p)
-
-\* Only reachable with `if`: put without re-checking that a slot is free.
-PutBlind(p) == pc[p] = "act" /\ Put(p)
+fair process acceptor \in Producers
+variables conn = Null;   \* the connection this acceptor is handing off
+begin
+Accept:
+    while accepted < NConns do
+        accepted := accepted + 1; conn := accepted;      \* accept(): the OS serialises it
+EnterPut:
+        await lock = Null; lock := self;                 \* synchronized put(conn)
+CheckFull:
+        if count = Capacity then
+            Wait();
+WakePut:                                                 \* notified: win the monitor back
+            await self \notin waitSet /\ lock = Null; lock := self;
+            if RecheckInLoop then goto CheckFull; end if; \* `while` re-checks; `if` does not
+        end if;
+Put:                                                     \* the linearization point
+        items[putAt] := conn; putAt := (putAt + 1) % Capacity; count := count + 1;
+        Notify(); lock := Null; conn := Null;
+    end while;
+end process;
 \* ANCHOR_END: put
 
------------------------------------------------------------------------------
-(* The worker (consumer) side.                                             *)
-
 \* ANCHOR: take
-\* take(): empty the slot, notify, leave the monitor; the worker then serves
-\* the connection and comes back for the next one.
-Take(c) ==
-    /\ hand' = [hand EXCEPT ![c] = items[takeAt]]
-    /\ taken' = [taken EXCEPT ![items[takeAt]] = @ + 1]
-    /\ items' = [items EXCEPT ![takeAt] = Null]
-    /\ takeAt' = (takeAt + 1) % Capacity
-    /\ count' = count - 1
-    /\ Notify
-    /\ lock' = Null
-    /\ pc' = [pc EXCEPT ![c] = "enter"]
-    /\ UNCHANGED <<putAt, accepted>>
-
-TakeCheck(c) ==
-    /\ pc[c] = "check"
-    /\ IF count = 0 THEN Wait(c) ELSE Take(c)
-
-\* Only reachable with `if`: take without re-checking that a slot is full.
-TakeBlind(c) == pc[c] = "act" /\ Take(c)
+fair process worker \in Consumers
+variables got = Null;    \* the connection this worker took last
+begin
+EnterTake:
+    while TRUE do
+        await lock = Null; lock := self;                 \* synchronized take()
+CheckEmpty:
+        if count = 0 then
+            Wait();
+WakeTake:
+            await self \notin waitSet /\ lock = Null; lock := self;
+            if RecheckInLoop then goto CheckEmpty; end if;
+        end if;
+Take:                                                    \* the linearization point
+        got := items[takeAt]; taken[items[takeAt]] := taken[items[takeAt]] + 1;
+        items[takeAt] := Null; takeAt := (takeAt + 1) % Capacity; count := count - 1;
+        Notify(); lock := Null;                          \* then serve `got`, outside the monitor
+    end while;
+end process;
 \* ANCHOR_END: take
+end algorithm; *)
+\* BEGIN TRANSLATION
+VARIABLES items, putAt, takeAt, count, lock, waitSet, accepted, taken, pc, 
+          conn, got
 
------------------------------------------------------------------------------
-\* One thread's program.  Next lists the same actions one by one so that
-\* TLC names each step of a counterexample after its action.
-Step(t) ==
-    \/ Enter(t) \/ Wake(t)
-    \/ t \in Producers /\ (Accept(t) \/ Stop(t) \/ PutCheck(t) \/ PutBlind(t))
-    \/ t \in Consumers /\ (TakeCheck(t) \/ TakeBlind(t))
+vars == << items, putAt, takeAt, count, lock, waitSet, accepted, taken, pc, 
+           conn, got >>
 
-\* Every connection was served and every acceptor stopped: the workers idle
-\* in wait() for ever, which is a server at rest, not a deadlock.
-AllServed ==
-    /\ \A p \in Producers : pc[p] = "done"
-    /\ \A i \in Conns : taken[i] > 0
+ProcSet == (Producers) \cup (Consumers)
 
-Done == AllServed /\ UNCHANGED vars
+Init == (* Global variables *)
+        /\ items = [s \in Slots |-> Null]
+        /\ putAt = 0
+        /\ takeAt = 0
+        /\ count = 0
+        /\ lock = Null
+        /\ waitSet = {}
+        /\ accepted = 0
+        /\ taken = [v \in Values |-> 0]
+        (* Process acceptor *)
+        /\ conn = [self \in Producers |-> Null]
+        (* Process worker *)
+        /\ got = [self \in Consumers |-> Null]
+        /\ pc = [self \in ProcSet |-> CASE self \in Producers -> "Accept"
+                                        [] self \in Consumers -> "EnterTake"]
 
-Next ==
-    \/ Done
-    \/ \E t \in Threads : Enter(t) \/ Wake(t)
-    \/ \E p \in Producers : Accept(p) \/ Stop(p) \/ PutCheck(p) \/ PutBlind(p)
-    \/ \E c \in Consumers : TakeCheck(c) \/ TakeBlind(c)
+Accept(self) == /\ pc[self] = "Accept"
+                /\ IF accepted < NConns
+                      THEN /\ accepted' = accepted + 1
+                           /\ conn' = [conn EXCEPT ![self] = accepted']
+                           /\ pc' = [pc EXCEPT ![self] = "EnterPut"]
+                      ELSE /\ pc' = [pc EXCEPT ![self] = "Done"]
+                           /\ UNCHANGED << accepted, conn >>
+                /\ UNCHANGED << items, putAt, takeAt, count, lock, waitSet, 
+                                taken, got >>
 
-\* The fairness Java gives a runnable thread: it is not stalled for ever.
-Spec == Init /\ [][Next]_vars /\ \A t \in Threads : WF_vars(Step(t))
+EnterPut(self) == /\ pc[self] = "EnterPut"
+                  /\ lock = Null
+                  /\ lock' = self
+                  /\ pc' = [pc EXCEPT ![self] = "CheckFull"]
+                  /\ UNCHANGED << items, putAt, takeAt, count, waitSet, 
+                                  accepted, taken, conn, got >>
+
+CheckFull(self) == /\ pc[self] = "CheckFull"
+                   /\ IF count = Capacity
+                         THEN /\ lock' = Null
+                              /\ waitSet' = (waitSet \cup {self})
+                              /\ pc' = [pc EXCEPT ![self] = "WakePut"]
+                         ELSE /\ pc' = [pc EXCEPT ![self] = "Put"]
+                              /\ UNCHANGED << lock, waitSet >>
+                   /\ UNCHANGED << items, putAt, takeAt, count, accepted, 
+                                   taken, conn, got >>
+
+WakePut(self) == /\ pc[self] = "WakePut"
+                 /\ self \notin waitSet /\ lock = Null
+                 /\ lock' = self
+                 /\ IF RecheckInLoop
+                       THEN /\ pc' = [pc EXCEPT ![self] = "CheckFull"]
+                       ELSE /\ pc' = [pc EXCEPT ![self] = "Put"]
+                 /\ UNCHANGED << items, putAt, takeAt, count, waitSet, 
+                                 accepted, taken, conn, got >>
+
+Put(self) == /\ pc[self] = "Put"
+             /\ items' = [items EXCEPT ![putAt] = conn[self]]
+             /\ putAt' = (putAt + 1) % Capacity
+             /\ count' = count + 1
+             /\ IF waitSet # {}
+                   THEN /\ IF NotifyAll
+                              THEN /\ waitSet' = {}
+                              ELSE /\ \E w \in waitSet:
+                                        waitSet' = waitSet \ {w}
+                   ELSE /\ TRUE
+                        /\ UNCHANGED waitSet
+             /\ lock' = Null
+             /\ conn' = [conn EXCEPT ![self] = Null]
+             /\ pc' = [pc EXCEPT ![self] = "Accept"]
+             /\ UNCHANGED << takeAt, accepted, taken, got >>
+
+acceptor(self) == Accept(self) \/ EnterPut(self) \/ CheckFull(self)
+                     \/ WakePut(self) \/ Put(self)
+
+EnterTake(self) == /\ pc[self] = "EnterTake"
+                   /\ lock = Null
+                   /\ lock' = self
+                   /\ pc' = [pc EXCEPT ![self] = "CheckEmpty"]
+                   /\ UNCHANGED << items, putAt, takeAt, count, waitSet, 
+                                   accepted, taken, conn, got >>
+
+CheckEmpty(self) == /\ pc[self] = "CheckEmpty"
+                    /\ IF count = 0
+                          THEN /\ lock' = Null
+                               /\ waitSet' = (waitSet \cup {self})
+                               /\ pc' = [pc EXCEPT ![self] = "WakeTake"]
+                          ELSE /\ pc' = [pc EXCEPT ![self] = "Take"]
+                               /\ UNCHANGED << lock, waitSet >>
+                    /\ UNCHANGED << items, putAt, takeAt, count, accepted, 
+                                    taken, conn, got >>
+
+WakeTake(self) == /\ pc[self] = "WakeTake"
+                  /\ self \notin waitSet /\ lock = Null
+                  /\ lock' = self
+                  /\ IF RecheckInLoop
+                        THEN /\ pc' = [pc EXCEPT ![self] = "CheckEmpty"]
+                        ELSE /\ pc' = [pc EXCEPT ![self] = "Take"]
+                  /\ UNCHANGED << items, putAt, takeAt, count, waitSet, 
+                                  accepted, taken, conn, got >>
+
+Take(self) == /\ pc[self] = "Take"
+              /\ got' = [got EXCEPT ![self] = items[takeAt]]
+              /\ taken' = [taken EXCEPT ![items[takeAt]] = taken[items[takeAt]] + 1]
+              /\ items' = [items EXCEPT ![takeAt] = Null]
+              /\ takeAt' = (takeAt + 1) % Capacity
+              /\ count' = count - 1
+              /\ IF waitSet # {}
+                    THEN /\ IF NotifyAll
+                               THEN /\ waitSet' = {}
+                               ELSE /\ \E w \in waitSet:
+                                         waitSet' = waitSet \ {w}
+                    ELSE /\ TRUE
+                         /\ UNCHANGED waitSet
+              /\ lock' = Null
+              /\ pc' = [pc EXCEPT ![self] = "EnterTake"]
+              /\ UNCHANGED << putAt, accepted, conn >>
+
+worker(self) == EnterTake(self) \/ CheckEmpty(self) \/ WakeTake(self)
+                   \/ Take(self)
+
+Next == (\E self \in Producers: acceptor(self))
+           \/ (\E self \in Consumers: worker(self))
+
+Spec == /\ Init /\ [][Next]_vars
+        /\ \A self \in Producers : WF_vars(acceptor(self))
+        /\ \A self \in Consumers : WF_vars(worker(self))
+
+\* END TRANSLATION
 
 -----------------------------------------------------------------------------
 (* Exactly-once delivery, the property every handoff of the kit must have. *)
 
-\* ANCHOR: properties
-Held(i) == \E p \in Producers : hand[p] = i
-Buffered(i) == \E s \in Slots : items[s] = i
+TypeOK ==
+    /\ items \in [Slots -> Values] /\ putAt \in Slots /\ takeAt \in Slots
+    /\ count \in -Cardinality(Consumers)..(Capacity + Cardinality(Producers))
+    /\ lock \in ProcSet \cup {Null} /\ waitSet \subseteq ProcSet
+    /\ accepted \in 0..NConns /\ taken \in [Values -> Nat]
+    /\ conn \in [Producers -> Values] /\ got \in [Consumers -> Values]
 
+\* ANCHOR: properties
+Held(i) == \E p \in Producers : conn[p] = i
+Buffered(i) == \E s \in Slots : items[s] = i
 \* Never duplicated: no connection is handed to two workers (or twice).
 NoDuplicate == \A i \in Conns : taken[i] <= 1
-
 \* Never invented: a worker only ever gets a connection that was accepted.
 NoInvented == \A v \in Values : taken[v] > 0 => v \in 1..accepted
-
 \* Never lost: an accepted connection is with its acceptor, in the buffer, or taken.
 NoLoss == \A i \in 1..accepted : Held(i) \/ Buffered(i) \/ taken[i] > 0
-
 \* Every accepted connection is eventually taken by a worker.
 EventuallyTaken == \A i \in Conns : (accepted >= i) ~> (taken[i] > 0)
 \* ANCHOR_END: properties
+
+-----------------------------------------------------------------------------
+(* Added to the translation.                                               *)
+
+\* Every connection was served and every acceptor stopped: the workers idle in
+\* wait() for ever, which is a server at rest, not a deadlock.
+AllServed == (\A p \in Producers : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
+Finished == AllServed /\ UNCHANGED vars
+
+\* The spec TLC checks: the translation's, with the server at rest allowed to stay
+\* so.  `fair process` gives each thread weak fairness: a thread that can run is
+\* not stalled for ever, which is what a Java scheduler gives.
+ServerSpec == Init /\ [][Next \/ Finished]_vars
+              /\ \A p \in Producers : WF_vars(acceptor(p))
+              /\ \A c \in Consumers : WF_vars(worker(c))
+
+\* ANCHOR: refines
+\* Refinement: every behaviour of this design is a behaviour of the abstract Handoff.
+HandoffSpec == INSTANCE Handoff
+Refines == HandoffSpec!Spec
+\* ANCHOR_END: refines
 =============================================================================

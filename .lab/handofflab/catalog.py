@@ -60,12 +60,14 @@ class Catalog:
             raise LabError(f"unknown model or class '{name}'", f"pick one of: {known}")
         return self.variants[name]
 
-    def select(self, name: str | None = None, tier: str = "ci", checker: str | None = None) -> list[Variant]:
-        """The variants a command works on: one by name, or all up to a tier."""
+    def select(self, name: str | None = None, tier: str = "ci", checker: str | None = None,
+               handoff: str | None = None) -> list[Variant]:
+        """The variants a command works on: one by name, or all up to a tier (of one handoff)."""
         if name:
             chosen = [self.variant(name)]
         else:
-            chosen = [v for v in self.variants.values() if tier == "full" or v.tier == "ci"]
+            chosen = [v for v in self.variants.values() if (tier == "full" or v.tier == "ci")
+                      and (handoff is None or v.handoff.name == handoff)]
         if checker:
             chosen = [v for v in chosen if checker in v.expect and (v.cfg if checker == "tlc" else v.java)]
         return chosen

@@ -63,9 +63,13 @@ def check():
 @click.option("--tier", type=click.Choice(["ci", "full"]), default="ci", show_default=True,
               help="ci: the small models (seconds); full: also the larger ones")
 @click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
-def check_specs(name, tier, quiet):
-    """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog."""
+@click.option("--translate", is_flag=True, help="first re-translate PlusCal whose TLA+ translation is out of date")
+def check_specs(name, tier, quiet, translate):
+    """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog.
+
+    Checks first that each spec's TLA+ translation matches its PlusCal."""
     from handofflab import specs
+    specs.translations(fix=translate)
     outcomes = specs.check(name, tier, show_traces=not quiet)
     if not all(o.matches for o in outcomes):
         sys.exit(1)

