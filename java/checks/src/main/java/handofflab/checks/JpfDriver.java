@@ -21,7 +21,7 @@ public final class JpfDriver {
 
     public static void main(String[] args) throws InterruptedException {
         String name = args.length > 0 ? args[0] : "MonitorBuffer";
-        Handoff<Integer> handoff = Handoffs.create(name, 1);
+        Handoff<Integer> handoff = Handoffs.create(name, Handoffs.checkSize(name));
         List<Integer> taken = new ArrayList<>();
         Thread acceptor = new Thread(() -> {
             try {

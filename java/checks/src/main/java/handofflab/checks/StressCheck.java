@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A stress run under a watchdog: one acceptor and two workers push connection
- * ids through a one-slot handoff as fast as they can, trial after trial, for a
+ * ids through a small handoff (Handoffs.checkSize) as fast as they can, trial after trial, for a
  * bounded time. Every take is checked on the spot (NoInvented, NoDuplicate),
  * every finished trial for NoLoss, and a watchdog turns "no progress" into a
  * verdict: if every thread is parked in wait() or blocked on the monitor, it is
@@ -22,8 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * few hundred handoffs (measured: every trial of 10, within 100 items).
  */
 public final class StressCheck {
-    static final int WORKERS = 2, CAPACITY = 1, PER_TRIAL = 200_000;
+    static final int WORKERS = 2, PER_TRIAL = 200_000;
     static final long STALL_MS = 500;   // no progress for this long, with everybody parked: deadlock
+    static final long SPIN_MS = 5_000;  // no progress for this long while some thread runs: livelock
     private static final int LOG = 64;  // the last events kept for the swimlanes
 
     private StressCheck() {
@@ -62,7 +63,7 @@ public final class StressCheck {
         volatile boolean acceptorDone;
 
         Trial(String name) {
-            handoff = Handoffs.create(name, CAPACITY);
+            handoff = Handoffs.create(name, Handoffs.checkSize(name));
         }
 
         void event(String thread, String action) {
@@ -78,11 +79,22 @@ public final class StressCheck {
             for (int w = 1; w <= WORKERS; w++) {
                 threads.add(new Thread(this::work, "worker-" + w));
             }
+            // Workers first, and only once all of them wait for work does the acceptor
+            // start: a pre-threaded server's pool is up before it accepts, and the
+            // verdict must not depend on a start-up race.
             for (Thread t : threads) {
                 t.setDaemon(true);
-                t.start();
+                if (!t.getName().equals("acceptor")) {
+                    t.start();
+                }
             }
-            long last = -1, lastChange = System.nanoTime();
+            for (Thread t : threads) {
+                for (int i = 0; i < 10_000 && !t.getName().equals("acceptor") && t.getState() != Thread.State.WAITING; i++) {
+                    Thread.sleep(1);
+                }
+            }
+            threads.get(0).start();
+            long last = -1, lastChange = System.nanoTime(), lastProgress = System.nanoTime();
             while (true) {
                 Thread.sleep(20);
                 long now = taken.get();
@@ -97,6 +109,12 @@ public final class StressCheck {
                 if (now != last) {
                     last = now;
                     lastChange = System.nanoTime();
+                    lastProgress = lastChange;
+                } else if (System.nanoTime() - lastProgress > SPIN_MS * 1_000_000L) {
+                    // Someone keeps running, nobody gets anything: accepted connections wait for ever.
+                    v.verdict = "violation:EventuallyTaken";
+                    v.detail = "no connection handed over for " + SPIN_MS + " ms although threads are running: a livelock";
+                    break;
                 } else if (System.nanoTime() - lastChange > STALL_MS * 1_000_000L) {
                     if (allParked()) {
                         if (acceptorDone) {

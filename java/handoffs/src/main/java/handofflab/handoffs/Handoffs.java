@@ -10,13 +10,54 @@ import java.util.List;
  */
 public final class Handoffs {
     /** Every class in this package that a catalog entry may name. */
-    public static final List<String> NAMES = Arrays.asList("MonitorBuffer", "NotifyBuffer", "IfBuffer");
+    public static final List<String> NAMES = Arrays.asList("MonitorBuffer", "NotifyBuffer", "IfBuffer",
+            "TwoLockQueue", "NoDummyQueue", "ParallelHashTable", "SplitSwapPht", "NonPrimePht",
+            "PipeHandoff", "PipesNoBusy", "PipesEarlyFree", "Mailbox", "MailboxNoBusy", "MailboxEarlyFree");
 
     private Handoffs() {
     }
 
+    /**
+     * The small size every checker uses, as the TLA+ models do: one slot for the
+     * buffers, three for the PHT (four for NonPrimePht, its point), two workers
+     * for the pipes; the queues are unbounded.
+     */
+    public static int checkSize(String name) {
+        switch (name) {
+            case "ParallelHashTable": case "SplitSwapPht": return 3;
+            case "NonPrimePht": return 4;
+            case "PipeHandoff": case "PipesNoBusy": case "PipesEarlyFree":
+            case "Mailbox": case "MailboxNoBusy": case "MailboxEarlyFree": return 2;
+            default: return 1;
+        }
+    }
+
+    /**
+     * Designs built for ONE acceptor: the PHT (its insert is a read, then a set)
+     * and the pipes (each connection goes to a registered worker's own channel,
+     * so every worker index needs a taking thread). Checkers put from one thread.
+     */
+    public static boolean oneAcceptor(String name) {
+        return name.endsWith("Pht") || name.equals("ParallelHashTable") || name.startsWith("Pipe")
+                || name.startsWith("Mailbox");
+    }
+
+    /** How many items a handoff of {@code checkSize} holds before put waits (MAX_VALUE: unbounded or not simple). */
+    public static int checkCapacity(String name) {
+        switch (name) {
+            case "MonitorBuffer": case "NotifyBuffer": case "IfBuffer": return 1;
+            case "ParallelHashTable": case "SplitSwapPht": case "NonPrimePht": return checkSize(name);
+            default: return Integer.MAX_VALUE;
+        }
+    }
+
+    /**
+     * Creates a handoff by name; {@code size} is the buffer's slots, the PHT's
+     * table size, or the pipes' worker count, and is ignored by the queues.
+     */
     @SuppressWarnings("unchecked")
-    public static <T> Handoff<T> create(String name, int capacity) {
+    public static <T> Handoff<T> create(String name, int size) {
+        int capacity = size;
         if (name.contains(".")) {
             try {
                 return (Handoff<T>) Class.forName(name).getConstructor(int.class).newInstance(capacity);
@@ -29,6 +70,17 @@ public final class Handoffs {
             case "MonitorBuffer": return new MonitorBuffer<>(capacity);
             case "NotifyBuffer": return new NotifyBuffer<>(capacity);
             case "IfBuffer": return new IfBuffer<>(capacity);
+            case "TwoLockQueue": return new TwoLockQueue<>();
+            case "NoDummyQueue": return new NoDummyQueue<>();
+            case "ParallelHashTable": return new ParallelHashTable<>(size);
+            case "SplitSwapPht": return new SplitSwapPht<>(size);
+            case "NonPrimePht": return new NonPrimePht<>(size);
+            case "PipeHandoff": return new PipeHandoff<>(size);
+            case "PipesNoBusy": return new PipesNoBusy<>(size);
+            case "PipesEarlyFree": return new PipesEarlyFree<>(size);
+            case "Mailbox": return new Mailbox<>(size);
+            case "MailboxNoBusy": return new MailboxNoBusy<>(size);
+            case "MailboxEarlyFree": return new MailboxEarlyFree<>(size);
             default:
                 throw new IllegalArgumentException("unknown handoff '" + name + "'; known: " + NAMES);
         }

@@ -7,24 +7,32 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * With one thread, every buffer variant behaves alike: the buggy ones are only
- * wrong under concurrency, which is why the kit needs model checkers to find them.
+ * With one thread, every handoff and every variant behaves alike: the buggy ones
+ * are only wrong under concurrency, which is why the kit needs model checkers.
  */
 class SequentialBehaviourTest {
 
+    /**
+     * Every design but the pipes: a pipe worker frees itself only when it comes
+     * back for the next connection, so one thread cannot be acceptor and worker.
+     */
     static java.util.List<String> names() {
-        return Handoffs.NAMES;
+        java.util.List<String> names = new java.util.ArrayList<>(Handoffs.NAMES);
+        names.removeIf(n -> n.startsWith("Pipe") || n.startsWith("Mailbox"));
+        return names;
+    }
+
+    static Handoff<Integer> create(String name) {
+        return Handoffs.create(name, Math.max(2, Handoffs.checkSize(name)));  // the PHTs' 3 or 4 slots, else 2
     }
 
     @ParameterizedTest
     @MethodSource("names")
-    void oneThreadSeesAFifo(String name) throws InterruptedException {
-        Handoff<Integer> h = Handoffs.create(name, 2);
+    void oneThreadGetsBackWhatItPut(String name) throws InterruptedException {
+        Handoff<Integer> h = create(name);
         for (int i = 0; i < 10; i++) {
             h.put(i);
-            h.put(i + 100);
             assertEquals(i, h.take());
-            assertEquals(i + 100, h.take());
         }
     }
 

@@ -1,0 +1,58 @@
+package handofflab.handoffs;
+
+/**
+ * BUGGY on purpose: {@link TwoLockQueue} without its dummy node. An empty queue
+ * is {@code head == tail == null}, so an acceptor putting into an empty queue
+ * must write {@code head} (the workers' field) under {@code tailLock}, and a
+ * worker taking the last node must write {@code tail} (the acceptors' field)
+ * under {@code headLock}. Neither lock excludes the other side: a node can be
+ * linked behind a node that was just taken, and is lost.
+ *
+ * <p>TLA+ model: {@code specs/NoDummyQueue.cfg} (TLC: invariant NoLoss).
+ */
+public final class NoDummyQueue<T> implements Handoff<T> {
+
+    private static final class Node<T> {
+        final T value;
+        volatile Node<T> next;
+        Node(T value) {
+            this.value = value;
+        }
+    }
+
+    private final Object headLock = new Object();
+    private final Object tailLock = new Object();
+    private volatile Node<T> head;  // meant to be guarded by headLock
+    private volatile Node<T> tail;  // meant to be guarded by tailLock
+
+    @Override
+    public void put(T item) {
+        Node<T> node = new Node<>(item);
+        synchronized (tailLock) {
+            if (tail == null) {
+                head = node;        // BUG: the workers' field, written under the wrong lock
+            } else {
+                tail.next = node;   // may link behind a node a worker has just taken
+            }
+            tail = node;
+        }
+        synchronized (headLock) {
+            headLock.notify();
+        }
+    }
+
+    @Override
+    public T take() throws InterruptedException {
+        synchronized (headLock) {
+            while (head == null) {
+                headLock.wait();
+            }
+            Node<T> first = head;
+            head = first.next;
+            if (head == null) {
+                tail = null;        // BUG: the acceptors' field, written under the wrong lock
+            }
+            return first.value;
+        }
+    }
+}

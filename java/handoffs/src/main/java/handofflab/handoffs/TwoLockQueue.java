@@ -1,0 +1,67 @@
+package handofflab.handoffs;
+
+/**
+ * The "concurrent queue" of Roussev &amp; Wu (ICN 2001, Tables 1 and 2), after
+ * Michael &amp; Scott's two-lock queue (PODC 1996): an unbounded linked list in
+ * which acceptors hold only {@code tailLock} and workers only {@code headLock},
+ * so an acceptor never waits for a worker.
+ *
+ * <p>Invariant: {@code head} is a dummy node (already taken, or the first
+ * node); the items are the values of the nodes after it, in put order. The
+ * dummy is what lets the two locks work: acceptors touch only {@code tail} and
+ * the last node's {@code next}, workers only {@code head}. Without it
+ * ({@link NoDummyQueue}) each side must write the other side's field.
+ *
+ * <p>TLA+ model: {@code specs/TwoLockQueue.tla}.
+ */
+public final class TwoLockQueue<T> implements Handoff<T> {
+
+    private static final class Node<T> {
+        T value;                 // written before the node is linked; nulled by the taker
+        volatile Node<T> next;   // written under tailLock, read under headLock: volatile
+        Node(T value) {
+            this.value = value;
+        }
+    }
+
+    private final Object headLock = new Object();
+    private final Object tailLock = new Object();
+    private Node<T> head = new Node<>(null);  // guarded by headLock
+    private Node<T> tail = head;              // guarded by tailLock
+
+    /** Takes effect when the node is linked ({@code tail.next = node}). */
+    @Override
+    public void put(T item) {
+        if (item == null) {
+            throw new NullPointerException("a handoff carries connections, never null");
+        }
+        Node<T> node = new Node<>(item);
+        synchronized (tailLock) {
+            tail.next = node;
+            tail = node;
+        }
+        synchronized (headLock) {
+            // Only workers wait on headLock, all for the same thing, so notify()
+            // should be enough here (unlike the shared buffer). JPF's java-17
+            // branch nevertheless reports a deadlock with notify() when one put
+            // follows another in the same transition; notifyAll() is safe under
+            // every checker, and costs little with few waiting workers.
+            headLock.notifyAll();
+        }
+    }
+
+    /** Takes effect when {@code head} moves to the first node. */
+    @Override
+    public T take() throws InterruptedException {
+        synchronized (headLock) {
+            while (head.next == null) {
+                headLock.wait();
+            }
+            Node<T> first = head.next;
+            T item = first.value;
+            first.value = null;  // the first node becomes the new dummy
+            head = first;
+            return item;
+        }
+    }
+}
