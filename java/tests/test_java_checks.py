@@ -23,8 +23,11 @@ def test_every_buggy_class_is_caught_and_every_correct_one_passes(outcomes):
         verdicts = [o.got for o in outcomes if o.name == name]
         if cat.variant(name).correct:
             assert set(verdicts) == {"pass"}, (name, verdicts)
-        else:
-            assert any(v not in ("pass", "skip") for v in verdicts), f"{name} caught by no checker"
+        elif not any(v not in ("pass", "skip") for v in verdicts):
+            # Missed by every Java checker: allowed only with the catalog's reason for each, and if TLC catches it.
+            variant = cat.variant(name)
+            assert all(o.checker in variant.why for o in outcomes if o.name == name), f"{name} caught by no checker"
+            assert variant.expected("tlc") != "pass", f"{name} is caught by no checker at all"
 
 
 def test_caught_bugs_leave_swimlanes(outcomes):
