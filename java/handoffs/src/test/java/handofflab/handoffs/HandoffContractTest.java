@@ -24,12 +24,13 @@ class HandoffContractTest {
         int workers = 2, total = 50_000;
         Handoff<Integer> h = Handoffs.create(name, name.equals("ParallelHashTable") ? 7 : workers);
         BitSet seen = new BitSet(total);
-        AtomicInteger duplicates = new AtomicInteger(), invented = new AtomicInteger();
+        AtomicInteger duplicates = new AtomicInteger(), invented = new AtomicInteger(), taken = new AtomicInteger();
         List<Thread> pool = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             pool.add(new Thread(() -> {
                 try {
-                    for (Integer x = h.take(); x != -1; x = h.take()) {
+                    for (Integer x = h.take(); x == null || x != -1; x = h.take()) {
+                        taken.incrementAndGet();
                         if (x == null || x < 0 || x >= total) {
                             invented.incrementAndGet();
                             continue;
@@ -50,6 +51,13 @@ class HandoffContractTest {
         for (int i = 0; i < total; i++) {
             h.put(i);
         }
+        // Stop markers go in only once every item is taken: the PHT is not FIFO, so a marker put
+        // earlier could overtake an item and strand it. A lost item makes this wait (and the test) time out.
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (taken.get() < total && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertTrue(taken.get() >= total, "NoLoss: only " + taken.get() + " of " + total + " taken after 30 s");
         for (int w = 0; w < workers; w++) {
             h.put(-1);  // one stop marker per worker (the pipes give each worker one: a marker frees nobody twice)
         }
