@@ -50,9 +50,27 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Server:
+    """A TCP server design (java/servers), with the paper's settings and Table 1 times (ms)."""
+    name: str
+    java: str
+    handoff: Handoff | None
+    summary: str
+    paper_workers: int | None
+    paper_slots: int | None
+    table1: dict[int, int]  # t_r in ms -> the paper's time to serve 2800 requests, in ms
+
+
+@dataclass(frozen=True)
 class Catalog:
     handoffs: dict[str, Handoff]
     variants: dict[str, Variant]
+    servers: dict[str, Server] = field(default_factory=dict)
+
+    def server(self, name: str) -> Server:
+        if name not in self.servers:
+            raise LabError(f"unknown design '{name}'", f"pick one of: {', '.join(self.servers)}")
+        return self.servers[name]
 
     def variant(self, name: str) -> Variant:
         if name not in self.variants:
@@ -105,4 +123,14 @@ def load(path: Path = paths.CATALOG) -> Catalog:
                 if verdict == "pass" and checker not in v.get("why", {}):
                     raise LabError(f"{where}: {checker} is expected to pass a buggy variant without a reason",
                                    f"say why under [variant.why] {checker} = \"...\"")
-    return Catalog(handoffs, variants)
+    servers = {}
+    for sv in data.get("server", []):
+        where = f"{path.name}: server '{sv.get('name', '?')}'"
+        if sv.get("handoff") and sv["handoff"] not in handoffs:
+            raise LabError(f"{where} names unknown handoff '{sv['handoff']}'", "add a [[handoff]] entry or fix the name")
+        servers[sv["name"]] = Server(
+            name=sv["name"], java=sv["java"], handoff=handoffs.get(sv.get("handoff", "")), summary=sv.get("summary", ""),
+            paper_workers=sv.get("paper_workers"), paper_slots=sv.get("paper_slots"),
+            table1={t: sv[f"table1_{t}"] for t in (250, 500) if f"table1_{t}" in sv},
+        )
+    return Catalog(handoffs, variants, servers)

@@ -114,6 +114,51 @@ def book(action, refresh, port):
         book_mod.serve(port)
 
 
+@cli.command(context_settings={"ignore_unknown_options": True}, epilog=__import__(
+    "handofflab.servers", fromlist=["design_help"]).design_help())
+@click.argument("design")
+@click.option("--port", type=int, default=8080, show_default=True, help="TCP port; 0 picks any free one")
+@click.option("--workers", type=int, default=50, show_default=True, help="worker threads (pre-threaded designs, thread pool)")
+@click.option("--slots", type=int, default=101, show_default=True, help="SharedBuffer slots / ParallelHashTable size (a prime)")
+@click.option("--delay-ms", type=int, default=25, show_default=True,
+              help="simulated work t_r per request, unless the client asks for its own")
+@click.option("--request-timeout-ms", type=int, default=5000, show_default=True,
+              help="how long a connection may take to send its request")
+@click.option("--handoff", help="pre-threaded designs: use this handoff class instead (e.g. NotifyBuffer)")
+@click.option("--bind", default="127.0.0.1", show_default=True, help="the address to listen on")
+def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, bind):
+    """Run one server DESIGN in the foreground until Ctrl-C, then serve what it accepted and print its counts."""
+    from handofflab import servers
+    options = ["--port", str(port), "--workers", str(workers), "--slots", str(slots), "--delay-ms", str(delay_ms),
+               "--request-timeout-ms", str(request_timeout_ms), "--bind", bind]
+    if handoff:
+        options += ["--handoff", handoff]
+    sys.exit(servers.serve(design, options))
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("host")
+@click.argument("port")
+@click.argument("nchildren")
+@click.argument("nrequests")
+@click.argument("millis", required=False)
+@click.option("--timeout-ms", help="how long one request may take before it counts as lost (default 60000)")
+@click.option("--json", "json_file", type=click.Path(), help="also write the report as JSON")
+@click.option("--quiet", is_flag=True, help="no progress lines")
+def client(host, port, nchildren, nrequests, millis, timeout_ms, json_file, quiet):
+    """The paper's load client: NCHILDREN children each send NREQUESTS requests (one connection each),
+    asking for MILLIS ms of work; reports time, throughput, latency percentiles, and lost or duplicated ids."""
+    from handofflab import servers
+    args = [host, port, nchildren, nrequests] + ([millis] if millis is not None else [])
+    if timeout_ms:
+        args += ["--timeout-ms", timeout_ms]
+    if json_file:
+        args += ["--json", json_file]
+    if quiet:
+        args.append("--quiet")
+    sys.exit(servers.client(args))
+
+
 @cli.command()
 @click.argument("lab")
 @click.argument("submission", type=click.Path(path_type=Path))

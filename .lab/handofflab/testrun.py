@@ -10,7 +10,7 @@ from collections import Counter
 
 from rich.table import Table
 
-from handofflab import javabuild, paths
+from handofflab import javabuild, paths, toolchain
 from handofflab.console import console, heading
 
 LAYERS = ("lab", "specs", "java", "notebooks", "book", "grading")  # "lab": the ./lab entry point itself
@@ -37,8 +37,10 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     heading("java: JUnit 5 (mvn test)")
     for old in paths.JAVA.glob("*/target/surefire-reports/*.xml"):
         old.unlink()
+    # The server tests fork a JDK 21+ where there is one, so the VirtualThreads design is tested too.
+    jvm = [f"-Dhandofflab.test.jvm={toolchain.jdk21()}"] if toolchain.jdk21() else []
     mvn = subprocess.run(["mvn", "-B", "-q", "-f", str(paths.JAVA / "pom.xml"), "test",
-                          "-Dmaven.test.failure.ignore=true"], text=True)
+                          "-Dmaven.test.failure.ignore=true", *jvm], text=True)
     surefire = list(paths.JAVA.glob("*/target/surefire-reports/TEST-*.xml"))
     counts = _count(surefire, lambda case: "java")
     if mvn.returncode != 0 and not surefire:

@@ -127,13 +127,25 @@ def java_major(java: str = "java") -> int | None:
     return int(v) if v else None
 
 
-def temurin25() -> Path | None:
-    """A JDK 21+ for virtual threads, where the machine has one."""
-    for home in sorted(Path("/usr/lib/jvm").glob("*")):
+def jdk21() -> Path | None:
+    """A JDK 21+ for virtual threads, where the machine has one (these machines: Temurin 25).
+    HANDOFFLAB_JAVA names one explicitly."""
+    explicit = os.environ.get("HANDOFFLAB_JAVA")
+    if explicit:
+        if (java_major(explicit) or 0) < 17:
+            raise LabError(f"HANDOFFLAB_JAVA={explicit} is not a JDK 17 or newer",
+                           "point it at a JDK's bin/java, or unset it")
+        return Path(explicit) if (java_major(explicit) or 0) >= 21 else None
+    for home in sorted(Path("/usr/lib/jvm").glob("*"), reverse=True):
         exe = home / "bin" / "java"
         if exe.exists() and (java_major(str(exe)) or 0) >= 21:
             return exe
     return None
+
+
+def server_java() -> str:
+    """The JVM the servers run on: a JDK 21+ where there is one (for VirtualThreads), else `java`."""
+    return os.environ.get("HANDOFFLAB_JAVA") or str(jdk21() or "java")
 
 
 def doctor() -> list[ToolStatus]:
@@ -143,7 +155,7 @@ def doctor() -> list[ToolStatus]:
     rows.append(ToolStatus("java", "JDK ≥ 17: the Java layer, TLC", jv,
                            jv is not None and (java_major() or 0) >= 17,
                            "sudo apt-get install openjdk-17-jdk-headless"))
-    j21 = temurin25()
+    j21 = jdk21()
     rows.append(ToolStatus("java ≥ 21", "virtual threads (optional)", str(j21) if j21 else None, True,
                            "optional: install a JDK 21+ (e.g. Debian openjdk-21-jdk-headless where offered)"))
     mv = _version(["mvn", "-v"], r"Apache Maven (\S+)")

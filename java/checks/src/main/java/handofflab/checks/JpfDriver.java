@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The program JPF explores: one acceptor hands connections 1 and 2 through a
- * one-slot handoff to two workers that take one each — the smallest set-up in
+ * The program JPF explores: one acceptor (two for TwoProducerPht) hands connections 1 and 2
+ * (1 and 4) through a one-slot handoff to two workers that take one each — the smallest set-up in
  * which notify()'s lost wake-up can happen. JPF tries every interleaving (and,
  * for notify(), every choice of the thread woken); any deadlock is its
  * NotDeadlockedProperty, and a broken exactly-once is the AssertionError below.
@@ -23,14 +23,16 @@ public final class JpfDriver {
         String name = args.length > 0 ? args[0] : "MonitorBuffer";
         Handoff<Integer> handoff = Handoffs.create(name, Handoffs.checkSize(name));
         List<Integer> taken = new ArrayList<>();
-        Thread acceptor = new Thread(() -> {
-            try {
-                handoff.put(1);
-                handoff.put(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "acceptor");
+        // Two acceptors only where the bug is a second one (TwoProducerPht); its ids 1 and 4 share a slot.
+        boolean two = Handoffs.stressAcceptors(name) == 2;
+        int first = 1, second = two ? 4 : 2;
+        List<Thread> acceptors = new ArrayList<>();
+        if (two) {
+            acceptors.add(acceptor(handoff, "acceptor-1", first));
+            acceptors.add(acceptor(handoff, "acceptor-2", second));
+        } else {
+            acceptors.add(acceptor(handoff, "acceptor", first, second));
+        }
         Thread[] workers = new Thread[2];
         for (int w = 0; w < workers.length; w++) {
             workers[w] = new Thread(() -> {
@@ -47,19 +49,35 @@ public final class JpfDriver {
         for (Thread w : workers) {
             w.start();
         }
-        acceptor.start();
-        acceptor.join();
+        for (Thread a : acceptors) {
+            a.start();
+        }
+        for (Thread a : acceptors) {
+            a.join();
+        }
         for (Thread w : workers) {
             w.join();
         }
         if (taken.contains(null)) {
             throw new AssertionError("NoInvented: a worker took null, which no acceptor put");
         }
-        if (taken.indexOf(1) != taken.lastIndexOf(1) || taken.indexOf(2) != taken.lastIndexOf(2)) {
+        if (taken.indexOf(first) != taken.lastIndexOf(first) || taken.indexOf(second) != taken.lastIndexOf(second)) {
             throw new AssertionError("NoDuplicate: a connection was taken twice: " + taken);
         }
-        if (!taken.contains(1) || !taken.contains(2)) {
-            throw new AssertionError("NoLoss: connections taken " + taken + ", accepted [1, 2]");
+        if (!taken.contains(first) || !taken.contains(second)) {
+            throw new AssertionError("NoLoss: connections taken " + taken + ", accepted [" + first + ", " + second + "]");
         }
+    }
+
+    private static Thread acceptor(Handoff<Integer> handoff, String name, int... ids) {
+        return new Thread(() -> {
+            try {
+                for (int id : ids) {
+                    handoff.put(id);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, name);
     }
 }

@@ -120,8 +120,9 @@ public final class LincheckCheck {
         // One acceptor hands over three; two workers, one of them twice.
         scenarios.add(Arrays.asList(List.of(a(put, 1), a(put, 2), a(put, 3)), List.of(a(take), a(take)), List.of(a(take))));
         if (!Handoffs.oneAcceptor(name)) {
-            // Two acceptors race; one worker drains.
-            scenarios.add(Arrays.asList(List.of(a(put, 1)), List.of(a(put, 2)), List.of(a(take), a(take))));
+            // Two acceptors race; one worker drains. Ids 1 and 4 share a PHT slot of the checks' size 3
+            // (same h1), so the two inserts can meet there.
+            scenarios.add(Arrays.asList(List.of(a(put, 1)), List.of(a(put, 4)), List.of(a(take), a(take))));
         }
         for (List<List<Actor>> parallel : scenarios) {
             options.addCustomScenario(new ExecutionScenario(List.of(), parallel, List.of(), null));

@@ -61,9 +61,12 @@ public final class StressCheck {
         final List<Thread> threads = new ArrayList<>();
         final java.util.Map<String, String> ending = new java.util.concurrent.ConcurrentHashMap<>();
         volatile boolean acceptorDone;
+        final int acceptors;
+        final java.util.concurrent.atomic.AtomicInteger acceptorsDone = new java.util.concurrent.atomic.AtomicInteger();
 
         Trial(String name) {
             handoff = Handoffs.create(name, Handoffs.checkSize(name));
+            acceptors = Handoffs.stressAcceptors(name);
         }
 
         void event(String thread, String action) {
@@ -75,7 +78,10 @@ public final class StressCheck {
         }
 
         void run(long deadline, Verdict v) throws InterruptedException {
-            threads.add(new Thread(this::accept, "acceptor"));
+            for (int a = 1; a <= acceptors; a++) {
+                int first = a;
+                threads.add(new Thread(() -> accept(first), acceptors == 1 ? "acceptor" : "acceptor-" + a));
+            }
             for (int w = 1; w <= WORKERS; w++) {
                 threads.add(new Thread(this::work, "worker-" + w));
             }
@@ -84,16 +90,20 @@ public final class StressCheck {
             // verdict must not depend on a start-up race.
             for (Thread t : threads) {
                 t.setDaemon(true);
-                if (!t.getName().equals("acceptor")) {
+                if (!t.getName().startsWith("acceptor")) {
                     t.start();
                 }
             }
             for (Thread t : threads) {
-                for (int i = 0; i < 10_000 && !t.getName().equals("acceptor") && t.getState() != Thread.State.WAITING; i++) {
+                for (int i = 0; i < 10_000 && !t.getName().startsWith("acceptor") && t.getState() != Thread.State.WAITING; i++) {
                     Thread.sleep(1);
                 }
             }
-            threads.get(0).start();
+            for (Thread t : threads) {
+                if (t.getName().startsWith("acceptor")) {
+                    t.start();
+                }
+            }
             long last = -1, lastChange = System.nanoTime(), lastProgress = System.nanoTime();
             while (true) {
                 Thread.sleep(20);
@@ -144,7 +154,7 @@ public final class StressCheck {
         boolean allParked() {
             for (Thread t : threads) {
                 Thread.State s = t.getState();
-                if (t.getName().equals("acceptor") && s == Thread.State.TERMINATED) {
+                if (t.getName().startsWith("acceptor") && s == Thread.State.TERMINATED) {
                     continue;
                 }
                 if (s != Thread.State.WAITING && s != Thread.State.BLOCKED) {
@@ -154,13 +164,17 @@ public final class StressCheck {
             return true;
         }
 
-        void accept() {
+        /** Puts ids first, first + acceptors, ...: the acceptors share 1..PER_TRIAL between them. */
+        void accept(int first) {
+            String me = Thread.currentThread().getName();
             try {
-                for (int id = 1; id <= PER_TRIAL; id++) {
-                    event("acceptor", "put(" + id + ")");
+                for (int id = first; id <= PER_TRIAL; id += acceptors) {
+                    event(me, "put(" + id + ")");
                     handoff.put(id);
                 }
-                acceptorDone = true;
+                if (acceptorsDone.incrementAndGet() == acceptors) {
+                    acceptorDone = true;
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

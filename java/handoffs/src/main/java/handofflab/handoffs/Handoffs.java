@@ -11,7 +11,7 @@ import java.util.List;
 public final class Handoffs {
     /** Every class in this package that a catalog entry may name. */
     public static final List<String> NAMES = Arrays.asList("MonitorBuffer", "NotifyBuffer", "IfBuffer",
-            "TwoLockQueue", "NoDummyQueue", "ParallelHashTable", "SplitSwapPht", "NonPrimePht",
+            "TwoLockQueue", "NoDummyQueue", "ParallelHashTable", "SplitSwapPht", "NonPrimePht", "TwoProducerPht",
             "PipeHandoff", "PipesNoBusy", "PipesEarlyFree", "Mailbox", "MailboxNoBusy", "MailboxEarlyFree");
 
     private Handoffs() {
@@ -24,7 +24,7 @@ public final class Handoffs {
      */
     public static int checkSize(String name) {
         switch (name) {
-            case "ParallelHashTable": case "SplitSwapPht": return 3;
+            case "ParallelHashTable": case "SplitSwapPht": case "TwoProducerPht": return 3;
             case "NonPrimePht": return 4;
             case "PipeHandoff": case "PipesNoBusy": case "PipesEarlyFree":
             case "Mailbox": case "MailboxNoBusy": case "MailboxEarlyFree": return 2;
@@ -38,15 +38,26 @@ public final class Handoffs {
      * so every worker index needs a taking thread). Checkers put from one thread.
      */
     public static boolean oneAcceptor(String name) {
+        if (name.equals("TwoProducerPht")) {
+            return false;  // its bug IS a second acceptor
+        }
         return name.endsWith("Pht") || name.equals("ParallelHashTable") || name.startsWith("Pipe")
                 || name.startsWith("Mailbox");
+    }
+
+    /**
+     * How many acceptors the stress check runs: one, as every server of the paper has,
+     * except for TwoProducerPht, whose whole point is a second one.
+     */
+    public static int stressAcceptors(String name) {
+        return name.equals("TwoProducerPht") ? 2 : 1;
     }
 
     /** How many items a handoff of {@code checkSize} holds before put waits (MAX_VALUE: unbounded or not simple). */
     public static int checkCapacity(String name) {
         switch (name) {
             case "MonitorBuffer": case "NotifyBuffer": case "IfBuffer": return 1;
-            case "ParallelHashTable": case "SplitSwapPht": case "NonPrimePht": return checkSize(name);
+            case "ParallelHashTable": case "SplitSwapPht": case "NonPrimePht": case "TwoProducerPht": return checkSize(name);
             default: return Integer.MAX_VALUE;
         }
     }
@@ -75,6 +86,7 @@ public final class Handoffs {
             case "ParallelHashTable": return new ParallelHashTable<>(size);
             case "SplitSwapPht": return new SplitSwapPht<>(size);
             case "NonPrimePht": return new NonPrimePht<>(size);
+            case "TwoProducerPht": return new TwoProducerPht<>(size);
             case "PipeHandoff": return new PipeHandoff<>(size);
             case "PipesNoBusy": return new PipesNoBusy<>(size);
             case "PipesEarlyFree": return new PipesEarlyFree<>(size);

@@ -1,0 +1,301 @@
+package handofflab.servers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The paper's test client ({@code TCPClient IP port nchildren nrequests [millisec]}, Roussev &amp; Wu
+ * 2001, Fig. 1), as {@code ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS]}: NCHILDREN children
+ * (threads here, processes in the paper) each send NREQUESTS requests one after another, one
+ * connection per request, asking the server to work MILLIS ms on each. Every request carries a
+ * unique id, so the report can say which requests were lost or answered twice.
+ *
+ * <p>Exit codes: 0 every request answered once; 1 some were not; 2 bad arguments.
+ */
+public final class LoadClient {
+    static final String USAGE = "usage: ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS] [--timeout-ms N] [--json FILE] [--quiet]";
+
+    /** What one run measured. Latencies are in microseconds, successful requests only. */
+    public record Report(String host, int port, int children, int requests, long millis, long elapsedNanos, long ok,
+                         Map<String, Long> errors, long duplicated, Histogram latency, List<String> examples) {
+
+        public long total() {
+            return (long) children * requests;
+        }
+
+        /** Requests that got no correct reply: refused, reset, timed out, cut short or answered wrongly. */
+        public long lost() {
+            return total() - ok;
+        }
+
+        public boolean exactlyOnce() {
+            return ok == total() && duplicated == 0;
+        }
+
+        public double seconds() {
+            return elapsedNanos / 1e9;
+        }
+
+        public String text() {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format("%d children x %d requests = %d requests to %s:%d, t_r = %s%n", children, requests,
+                    total(), host, port, millis >= 0 ? millis + " ms" : "the server's default"));
+            sb.append(String.format("total time      %.3f s%n", seconds()));
+            sb.append(String.format("throughput      %.1f requests/s%n", ok / Math.max(1e-9, seconds())));
+            if (latency.getTotalCount() > 0) {
+                sb.append(String.format("latency (ms)    p50 %.2f   p90 %.2f   p99 %.2f   max %.2f%n",
+                        latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(90) / 1e3,
+                        latency.getValueAtPercentile(99) / 1e3, latency.getMaxValue() / 1e3));
+            }
+            sb.append(String.format("answered once   %d of %d%n", ok, total()));
+            sb.append(String.format("lost            %d%s%n", lost(), lost() > 0 ? "   <- requests with no correct reply" : ""));
+            sb.append(String.format("duplicated      %d%s%n", duplicated, duplicated > 0 ? "   <- ids answered more than once" : ""));
+            errors.forEach((kind, n) -> sb.append(String.format("  error: %-14s %d%n", kind, n)));
+            for (String e : examples) {
+                sb.append("  e.g. ").append(e).append('\n');
+            }
+            return sb.toString();
+        }
+
+        public String json() {
+            StringBuilder sb = new StringBuilder("{");
+            sb.append(String.format("\"host\": \"%s\", \"port\": %d, \"children\": %d, \"requests\": %d, \"millis\": %d, ",
+                    host, port, children, requests, millis));
+            sb.append(String.format("\"total\": %d, \"ok\": %d, \"lost\": %d, \"duplicated\": %d, \"seconds\": %.6f, ",
+                    total(), ok, lost(), duplicated, seconds()));
+            sb.append(String.format("\"throughput\": %.3f, ", ok / Math.max(1e-9, seconds())));
+            for (int p : new int[] {50, 90, 99}) {
+                sb.append(String.format("\"p%d_ms\": %.3f, ", p, latency.getValueAtPercentile(p) / 1e3));
+            }
+            sb.append(String.format("\"max_ms\": %.3f, \"errors\": {", latency.getMaxValue() / 1e3));
+            int i = 0;
+            for (Map.Entry<String, Long> e : errors.entrySet()) {
+                sb.append(i++ > 0 ? ", " : "").append('"').append(e.getKey()).append("\": ").append(e.getValue());
+            }
+            return sb.append("}}").toString();
+        }
+    }
+
+    private LoadClient() {
+    }
+
+    /** Runs the paper's experiment against host:port; {@code millis} < 0 leaves t_r to the server. */
+    public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs,
+                             PrintStream progress) throws InterruptedException {
+        long base = ThreadLocalRandom.current().nextLong(1L << 50);  // ids unique across runs against one server
+        Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
+        List<String> examples = java.util.Collections.synchronizedList(new ArrayList<>());
+        Set<Long> answered = ConcurrentHashMap.newKeySet();
+        AtomicLong ok = new AtomicLong(), duplicated = new AtomicLong(), done = new AtomicLong();
+        Histogram latency = new Histogram(3_600_000_000L, 3);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> kids = new ArrayList<>();
+        for (int c = 0; c < children; c++) {
+            long first = base + (long) c * requests;
+            kids.add(new Thread(() -> {
+                Histogram mine = new Histogram(3_600_000_000L, 3);
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int r = 0; r < requests; r++) {
+                    long id = first + r, t0 = System.nanoTime();
+                    String error = request(host, port, id, millis, timeoutMs, answered, duplicated);
+                    if (error == null) {
+                        ok.incrementAndGet();
+                        mine.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
+                    } else {
+                        String kind = error.substring(0, error.indexOf(':'));
+                        errors.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+                        synchronized (examples) {
+                            if (examples.size() < 3) {
+                                examples.add("request " + id + ": " + error);
+                            }
+                        }
+                    }
+                    done.incrementAndGet();
+                }
+                synchronized (latency) {
+                    latency.add(mine);
+                }
+            }, "child-" + c));
+        }
+        kids.forEach(Thread::start);
+        long start = System.nanoTime(), lastReport = start;
+        go.countDown();
+        for (Thread k : kids) {
+            while (k.isAlive()) {
+                k.join(1000);
+                if (progress != null && System.nanoTime() - lastReport > 2_000_000_000L) {
+                    lastReport = System.nanoTime();
+                    progress.printf("  ... %d of %d requests done, %d errors%n", done.get(), (long) children * requests,
+                            done.get() - ok.get());
+                    progress.flush();
+                }
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        Map<String, Long> counted = new TreeMap<>();
+        errors.forEach((k, v) -> counted.put(k, v.get()));
+        return new Report(host, port, children, requests, millis, elapsed, ok.get(), counted, duplicated.get(),
+                latency, new ArrayList<>(examples));
+    }
+
+    /** One request on its own connection; null when answered correctly, else "kind: what happened". */
+    static String request(String host, int port, long id, long millis, long timeoutMs, Set<Long> answered,
+                          AtomicLong duplicated) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(host, port), (int) timeoutMs);
+            s.setSoTimeout((int) timeoutMs);
+            s.getOutputStream().write(Protocol.request(id, millis));
+            byte[] reply = new byte[Protocol.REPLY_BYTES];
+            int n = readFully(s.getInputStream(), reply);
+            long got = Protocol.replyId(reply, n);
+            if (got < 0) {
+                String text = new String(reply, 0, Math.min(n, 80), StandardCharsets.US_ASCII).strip();
+                return "short reply: " + n + " of " + Protocol.REPLY_BYTES + " bytes" + (text.startsWith("ERR") ? " (" + text + ")" : "");
+            }
+            if (!answered.add(got)) {
+                duplicated.incrementAndGet();
+            }
+            return got == id ? null : "wrong id: the reply answers request " + got;
+        } catch (ConnectException e) {
+            return "refused: " + e.getMessage();
+        } catch (SocketTimeoutException e) {
+            return "timeout: no reply within " + timeoutMs + " ms";
+        } catch (SocketException e) {
+            return "reset: " + e.getMessage();
+        } catch (IOException e) {
+            return "io: " + e;
+        }
+    }
+
+    private static int readFully(InputStream in, byte[] buf) throws IOException {
+        int n = 0;
+        while (n < buf.length) {
+            int r = in.read(buf, n, buf.length - n);
+            if (r < 0) {
+                break;
+            }
+            n += r;
+        }
+        return n;
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** The command line: parses, runs, prints; returns the exit code. */
+    public static int run(String[] args, PrintStream out, PrintStream err) throws InterruptedException {
+        List<String> positional = new ArrayList<>();
+        long timeoutMs = 60_000;
+        String json = null;
+        boolean quiet = false;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--timeout-ms":
+                        timeoutMs = positive("--timeout-ms", value(args, ++i, "--timeout-ms"));
+                        break;
+                    case "--json":
+                        json = value(args, ++i, "--json");
+                        break;
+                    case "--quiet":
+                        quiet = true;
+                        break;
+                    default:
+                        if (args[i].startsWith("--")) {
+                            throw new IllegalArgumentException("unknown option " + args[i]);
+                        }
+                        positional.add(args[i]);
+                }
+            }
+            if (positional.size() < 4 || positional.size() > 5) {
+                throw new IllegalArgumentException("expected HOST PORT NCHILDREN NREQUESTS [MILLIS], got " + positional.size() + " argument(s)");
+            }
+            String host = positional.get(0);
+            int port = (int) positive("PORT", positional.get(1));
+            if (port > 65535) {
+                throw new IllegalArgumentException("PORT must be 1..65535, got " + port);
+            }
+            int children = (int) positive("NCHILDREN", positional.get(2));
+            int requests = (int) positive("NREQUESTS", positional.get(3));
+            long millis = positional.size() == 5 ? nonNegative("MILLIS", positional.get(4)) : -1;
+            if (millis > Protocol.MAX_DELAY_MS) {
+                throw new IllegalArgumentException("MILLIS must be at most " + Protocol.MAX_DELAY_MS + ", got " + millis);
+            }
+            try {
+                java.net.InetAddress.getByName(host);
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("unknown host '" + host + "'");
+            }
+            Report report = run(host, port, children, requests, millis, timeoutMs, quiet ? null : out);
+            out.print(report.text());
+            if (report.errors().containsKey("refused") && report.ok() == 0) {
+                out.println("nothing answered at " + host + ":" + port + ": is a server running? start one with `./lab serve DESIGN --port " + port + "`");
+            }
+            if (json != null) {
+                try {
+                    Files.writeString(Path.of(json), report.json() + "\n");
+                } catch (IOException e) {
+                    err.println("client: cannot write " + json + ": " + e.getMessage());
+                    return 2;
+                }
+            }
+            return report.exactlyOnce() ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            err.println("client: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static long positive(String name, String value) {
+        long v = nonNegative(name, value);
+        if (v == 0) {
+            throw new IllegalArgumentException(name + " must be at least 1, got 0");
+        }
+        return v;
+    }
+
+    private static long nonNegative(String name, String value) {
+        try {
+            long v = Long.parseLong(value);
+            if (v < 0) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number >= 0, got '" + value + "'");
+        }
+    }
+}

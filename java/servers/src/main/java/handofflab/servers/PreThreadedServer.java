@@ -1,0 +1,166 @@
+package handofflab.servers;
+
+import handofflab.handoffs.Handoff;
+import handofflab.handoffs.Handoffs;
+import java.io.IOException;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Pre-threaded with a handoff (Table 1, rows 4-7): one acceptor thread puts each accepted
+ * connection into a {@link Handoff}; {@code workers} threads take and serve. The designs differ
+ * only in the handoff: SharedBuffer ({@code MonitorBuffer}), TwoLockQueue (the paper's
+ * "concurrent queue"), ParallelHashTable, and Pipes ({@code PipeHandoff}) - each model-checked
+ * in specs/ and by `./lab check java`.
+ *
+ * <p>Shutdown keeps exactly-once: the acceptor stops, the server waits until every connection
+ * handed off has been taken, and only then gives each worker a STOP. (The PHT is not FIFO: a STOP
+ * put earlier could overtake a connection and strand it.) A handoff that loses a connection is
+ * reported by name when the grace period ends.
+ */
+public final class PreThreadedServer extends TcpServer {
+    private final Handoff<Connection> handoff;
+    private final String handoffName;
+    private final Thread acceptor = new Thread(this::accepting, "acceptor");
+    private final List<Thread> workers = new ArrayList<>();
+    private final AtomicLong handedOff = new AtomicLong();
+    private final AtomicLong taken = new AtomicLong();
+    private volatile String lostReport = "";
+
+    /** {@code defaultHandoff}: the design's own handoff class, used unless the config names another. */
+    public PreThreadedServer(ServerConfig config, String defaultHandoff) throws IOException {
+        this(config, config.handoff() != null ? config.handoff() : defaultHandoff,
+                build(config, config.handoff() != null ? config.handoff() : defaultHandoff));  // before binding
+    }
+
+    private PreThreadedServer(ServerConfig config, String handoffName, Handoff<Connection> handoff) throws IOException {
+        super(config);
+        this.handoffName = handoffName;
+        this.handoff = handoff;
+        for (int i = 0; i < config.workers(); i++) {
+            workers.add(new Thread(this::working, "worker-" + i));
+        }
+    }
+
+    private static Handoff<Connection> build(ServerConfig config, String handoffName) {
+        config.validate();
+        boolean pipes = config.design().equals("Pipes");
+        try {
+            return Handoffs.create(handoffName, pipes ? config.workers() : config.slots());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(handoffName + " cannot be built with "
+                    + (pipes ? "--workers " + config.workers() : "--slots " + config.slots()) + ": " + e.getMessage(), e);
+        }
+    }
+
+    public String handoffName() {
+        return handoffName;
+    }
+
+    @Override
+    public void start() {
+        workers.forEach(Thread::start);
+        acceptor.start();
+    }
+
+    // ANCHOR: prethreaded
+    private void accepting() {
+        try {
+            for (Socket s = accept(); s != null; s = accept()) {
+                handoff.put(connection(s));
+                handedOff.incrementAndGet();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();  // forced shutdown
+        } catch (RuntimeException e) {
+            failed("put", e);
+        }
+    }
+
+    private void working() {
+        try {
+            while (true) {
+                Connection c = handoff.take();
+                if (c == Connection.STOP) {
+                    return;
+                }
+                if (c == null) {  // a buggy handoff (IfBuffer) returns what nobody put
+                    stats.problem(ServerStats.Problem.INVENTED);
+                    continue;
+                }
+                synchronized (taken) {
+                    taken.incrementAndGet();
+                    taken.notifyAll();
+                }
+                handleRequest(c);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();  // forced shutdown
+        } catch (RuntimeException e) {
+            failed("take", e);
+        }
+    }
+    // ANCHOR_END: prethreaded
+
+    /** A student's handoff that throws stops one thread, visibly, not the server. */
+    private void failed(String operation, RuntimeException e) {
+        stats.problem(ServerStats.Problem.HANDOFF_FAILED);
+        System.err.println(Thread.currentThread().getName() + ": " + handoffName + "." + operation + " threw " + e
+                + "; this thread stops");
+    }
+
+    @Override
+    protected boolean drain(long deadlineNanos) throws InterruptedException {
+        if (!join(acceptor, deadlineNanos)) {
+            acceptor.interrupt();
+            workers.forEach(Thread::interrupt);
+            lostReport = "the acceptor was still blocked in " + handoffName + ".put (full, and no worker taking?)";
+            return false;
+        }
+        synchronized (taken) {
+            while (taken.get() < handedOff.get()) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    lostReport = (handedOff.get() - taken.get()) + " connection(s) handed off to " + handoffName
+                            + " were never taken: the handoff lost them";
+                    workers.forEach(Thread::interrupt);
+                    return false;
+                }
+                taken.wait(Math.max(1, left / 1_000_000));
+            }
+        }
+        // One STOP per worker (with pipes each STOP claims a different worker), from a thread of its
+        // own: a put that blocks forever (a broken handoff) must not outlive the grace period.
+        Thread stopper = new Thread(() -> {
+            try {
+                for (int i = 0; i < workers.size(); i++) {
+                    handoff.put(Connection.STOP);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "stopper");
+        stopper.start();
+        if (!join(stopper, deadlineNanos)) {
+            stopper.interrupt();
+            workers.forEach(Thread::interrupt);
+            lostReport = "the workers' STOPs could not all be put into " + handoffName;
+            return false;
+        }
+        for (Thread t : workers) {
+            if (!join(t, deadlineNanos)) {
+                workers.forEach(Thread::interrupt);
+                lostReport = "workers did not stop in time";
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Why the last shutdown did not drain, or "". */
+    public String lostReport() {
+        return lostReport;
+    }
+}

@@ -1,0 +1,73 @@
+package handofflab.servers;
+
+/**
+ * How to run one server. Defaults follow the paper's best settings (50 workers, 101 slots) with a
+ * short simulated work time, so a lab run takes seconds rather than the paper's minutes.
+ *
+ * @param design   one of {@link Designs#NAMES}
+ * @param handoff  for the pre-threaded designs: the handoff class to use instead of the design's
+ *                 own (a catalog name such as "NotifyBuffer", or a student's full class name); else null
+ */
+public record ServerConfig(String design, String bind, int port, int workers, int slots, long delayMs,
+                           long requestTimeoutMs, int backlog, String handoff) {
+
+    public static final int WORKERS = 50, SLOTS = 101, BACKLOG = 1024;
+    public static final long DELAY_MS = 25, REQUEST_TIMEOUT_MS = 5_000;
+
+    public static ServerConfig of(String design) {
+        return new ServerConfig(design, "127.0.0.1", 0, WORKERS, SLOTS, DELAY_MS, REQUEST_TIMEOUT_MS, BACKLOG, null);
+    }
+
+    public ServerConfig withPort(int p) {
+        return new ServerConfig(design, bind, p, workers, slots, delayMs, requestTimeoutMs, backlog, handoff);
+    }
+
+    public ServerConfig withWorkers(int w) {
+        return new ServerConfig(design, bind, port, w, slots, delayMs, requestTimeoutMs, backlog, handoff);
+    }
+
+    public ServerConfig withSlots(int s) {
+        return new ServerConfig(design, bind, port, workers, s, delayMs, requestTimeoutMs, backlog, handoff);
+    }
+
+    public ServerConfig withDelayMs(long d) {
+        return new ServerConfig(design, bind, port, workers, slots, d, requestTimeoutMs, backlog, handoff);
+    }
+
+    public ServerConfig withRequestTimeoutMs(long t) {
+        return new ServerConfig(design, bind, port, workers, slots, delayMs, t, backlog, handoff);
+    }
+
+    public ServerConfig withHandoff(String h) {
+        return new ServerConfig(design, bind, port, workers, slots, delayMs, requestTimeoutMs, backlog, h);
+    }
+
+    /** Refuses what cannot run, naming the fix (the message is shown to people as is). */
+    public void validate() {
+        if (!Designs.NAMES.contains(design)) {
+            throw new IllegalArgumentException("unknown design '" + design + "'; the designs are: " + String.join(", ", Designs.NAMES));
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--port must be 0..65535 (0: any free port), got " + port);
+        }
+        if (workers < 1) {
+            throw new IllegalArgumentException("--workers must be at least 1, got " + workers);
+        }
+        if (slots < 1) {
+            throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
+        }
+        if (delayMs < 0 || delayMs > Protocol.MAX_DELAY_MS) {
+            throw new IllegalArgumentException("--delay-ms must be 0.." + Protocol.MAX_DELAY_MS + ", got " + delayMs);
+        }
+        if (requestTimeoutMs < 1) {
+            throw new IllegalArgumentException("--request-timeout-ms must be at least 1, got " + requestTimeoutMs);
+        }
+        if (backlog < 1) {
+            throw new IllegalArgumentException("--backlog must be at least 1, got " + backlog);
+        }
+        if (handoff != null && !Designs.usesHandoff(design)) {
+            throw new IllegalArgumentException("--handoff applies to the pre-threaded designs "
+                    + Designs.PRE_THREADED + ", not to " + design);
+        }
+    }
+}

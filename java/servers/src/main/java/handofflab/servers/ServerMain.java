@@ -1,0 +1,121 @@
+package handofflab.servers;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N]
+ * [--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS]}: runs one design
+ * until Ctrl-C (or SIGTERM), then serves what it accepted and prints its counts.
+ * Exit codes: 0 served and drained; 1 could not drain; 2 bad arguments or cannot bind.
+ */
+public final class ServerMain {
+    static final String USAGE = "usage: ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N] "
+            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS]\n  designs: "
+            + String.join(", ", Designs.NAMES);
+
+    private ServerMain() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        TcpServer server = start(args, System.out, System.err);
+        if (server == null) {
+            System.exit(2);
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        int[] code = {0};
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.out.println("stopping: no new connections; serving the ones accepted ...");
+            try {
+                boolean drained = server.shutdown(30_000);
+                System.out.println((drained ? "stopped cleanly: " : "stopped WITHOUT draining: " + lost(server) + "; ")
+                        + server.stats().summary());
+                code[0] = drained ? 0 : 1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                code[0] = 1;
+            }
+            System.out.flush();
+            stopped.countDown();
+            Runtime.getRuntime().halt(code[0]);  // the exit code says whether it drained, not which signal stopped it
+        }));
+        stopped.await();
+    }
+
+    private static String lost(TcpServer server) {
+        return server instanceof PreThreadedServer ? ((PreThreadedServer) server).lostReport() : "threads still running";
+    }
+
+    /** Parses, builds, binds and starts; prints the problem and returns null when it cannot. */
+    public static TcpServer start(String[] args, PrintStream out, PrintStream err) {
+        ServerConfig config;
+        try {
+            config = parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("serve: " + e.getMessage());
+            err.println(USAGE);
+            return null;
+        }
+        TcpServer server;
+        try {
+            server = Designs.create(config);
+        } catch (IllegalArgumentException | UnsupportedOperationException | IOException e) {
+            err.println("serve: " + e.getMessage());
+            return null;
+        }
+        server.start();
+        String handoff = server instanceof PreThreadedServer ? ", handoff " + ((PreThreadedServer) server).handoffName() : "";
+        String threads = config.design().equals("Iterative") || config.design().endsWith("PerClient")
+                || config.design().equals("VirtualThreads") ? "" : config.workers() + " workers, ";
+        String slots = config.design().equals("SharedBuffer") || config.design().equals("ParallelHashTable")
+                ? config.slots() + " slots, " : "";
+        out.println("serving " + config.design() + " on " + config.bind() + ":" + server.port() + " (" + threads + slots
+                + "t_r " + config.delayMs() + " ms unless a request names its own" + handoff + ")");
+        out.println("stop with Ctrl-C: connections already accepted are served first");
+        out.flush();
+        return server;
+    }
+
+    static ServerConfig parse(String[] args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("name a design");
+        }
+        ServerConfig c = ServerConfig.of(args[0]);
+        for (int i = 1; i < args.length; i++) {
+            String option = args[i];
+            if (i + 1 == args.length) {
+                throw new IllegalArgumentException("option " + option + " needs a value");
+            }
+            String value = args[++i];
+            switch (option) {
+                case "--port": c = c.withPort(number(option, value)); break;
+                case "--workers": c = c.withWorkers(number(option, value)); break;
+                case "--slots": c = c.withSlots(number(option, value)); break;
+                case "--delay-ms": c = c.withDelayMs(number(option, value)); break;
+                case "--request-timeout-ms": c = c.withRequestTimeoutMs(number(option, value)); break;
+                case "--handoff": c = c.withHandoff(value); break;
+                case "--backlog":
+                    c = new ServerConfig(c.design(), c.bind(), c.port(), c.workers(), c.slots(), c.delayMs(),
+                            c.requestTimeoutMs(), number(option, value), c.handoff());
+                    break;
+                case "--bind":
+                    c = new ServerConfig(c.design(), value, c.port(), c.workers(), c.slots(), c.delayMs(),
+                            c.requestTimeoutMs(), c.backlog(), c.handoff());
+                    break;
+                default:
+                    throw new IllegalArgumentException("unknown option " + option);
+            }
+        }
+        c.validate();
+        return c;
+    }
+
+    static int number(String option, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " needs a whole number, got '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package handofflab.servers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every server design on real loopback sockets: the paper's load served exactly once, a
+ * 700-client burst, malformed traffic counted without stopping service, and a graceful shutdown.
+ * Nothing here passes or fails by timing: waits are for events (with generous deadlines that only
+ * a hung server reaches).
+ */
+class ServersTest {
+    static final String HOST = "127.0.0.1";
+
+    static List<String> designs() {
+        return Designs.NAMES;
+    }
+
+    static TcpServer start(ServerConfig config) throws IOException {
+        assumeTrue(!config.design().equals("VirtualThreads") || VirtualThreadServer.available(),
+                "VirtualThreads needs JDK 21+; this JVM is " + Runtime.version() + " (./lab test uses a JDK 21+ when one is installed)");
+        TcpServer server = Designs.create(config);
+        server.start();
+        return server;
+    }
+
+    static void assertExactlyOnce(LoadClient.Report r, TcpServer server) throws InterruptedException {
+        assertEquals(0, r.lost(), () -> "lost requests:\n" + r.text());
+        assertEquals(0, r.duplicated(), () -> "duplicated replies:\n" + r.text());
+        assertEquals(r.total(), r.ok(), r::text);
+        assertTrue(server.shutdown(30_000), "the server did not drain");
+        ServerStats s = server.stats();
+        assertEquals(r.total(), s.served(), s.summary());
+        assertEquals(0, s.problems(), s.summary());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("designs")
+    @Timeout(120)
+    void servesThePapersLoadExactlyOnce(String design) throws Exception {
+        TcpServer server = start(ServerConfig.of(design).withDelayMs(1));
+        LoadClient.Report r = LoadClient.run(HOST, server.port(), 140, 20, 1, 60_000, null);  // 2800 requests
+        assertEquals(2800, r.total());
+        assertExactlyOnce(r, server);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("designs")
+    @Timeout(120)
+    void serves700ConcurrentClientsExactlyOnce(String design) throws Exception {
+        TcpServer server = start(ServerConfig.of(design).withDelayMs(1));
+        LoadClient.Report r = LoadClient.run(HOST, server.port(), 700, 2, 1, 60_000, null);
+        assertExactlyOnce(r, server);
+    }
+
+    /** Waits until {@code counter} reaches {@code n}; only a server that never counts it hits the deadline. */
+    static void awaitCount(LongSupplier counter, long n, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (counter.getAsLong() < n) {
+            assertTrue(System.nanoTime() < deadline, "the server never counted " + what);
+            Thread.sleep(5);
+        }
+    }
+
+    /** Sends {@code bytes}, half-closes if asked, and returns what the server answers until it closes. */
+    static String exchange(int port, byte[] bytes, boolean halfClose) throws IOException {
+        try (Socket s = new Socket(HOST, port)) {
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write(bytes);
+            if (halfClose) {
+                s.shutdownOutput();
+            }
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            InputStream in = s.getInputStream();
+            for (int b = in.read(); b >= 0; b = in.read()) {
+                got.write(b);
+            }
+            return got.toString(StandardCharsets.US_ASCII);
+        }
+    }
+
+    static void stillServes(TcpServer server) throws InterruptedException {
+        LoadClient.Report r = LoadClient.run(HOST, server.port(), 10, 2, 0, 30_000, null);
+        assertTrue(r.exactlyOnce(), () -> "after the malformed traffic:\n" + r.text());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("designs")
+    @Timeout(120)
+    void malformedTrafficIsCountedAndServingGoesOn(String design) throws Exception {
+        TcpServer server = start(ServerConfig.of(design).withDelayMs(0).withRequestTimeoutMs(300).withWorkers(4).withSlots(5));
+        ServerStats stats = server.stats();
+        int port = server.port();
+
+        String empty = exchange(port, new byte[0], true);
+        awaitCount(() -> stats.count(ServerStats.Problem.EMPTY), 1, "an empty connection");
+        assertTrue(empty.isEmpty() || empty.startsWith("ERR empty"), empty);
+        stillServes(server);
+
+        byte[] huge = new byte[10_000];
+        java.util.Arrays.fill(huge, (byte) '7');
+        String oversized = exchange(port, huge, false);
+        awaitCount(() -> stats.count(ServerStats.Problem.OVERSIZED), 1, "an oversized request");
+        assertTrue(oversized.startsWith("ERR request longer than"), oversized);
+        stillServes(server);
+
+        String garbage = exchange(port, "GET / HTTP/1.0\r\n".getBytes(StandardCharsets.US_ASCII), false);
+        awaitCount(() -> stats.count(ServerStats.Problem.MALFORMED), 1, "a malformed request");
+        assertTrue(garbage.startsWith("ERR malformed request"), garbage);
+        stillServes(server);
+
+        String halfOpen = exchange(port, "12".getBytes(StandardCharsets.US_ASCII), false);  // and then nothing
+        awaitCount(() -> stats.count(ServerStats.Problem.TIMEOUT), 1, "a half-open connection");
+        assertTrue(halfOpen.startsWith("ERR no complete request within 300 ms"), halfOpen);
+        stillServes(server);
+
+        try (Socket s = new Socket(HOST, port)) {  // asks for 300 ms of work, then resets the connection
+            s.getOutputStream().write(Protocol.request(99, 300));
+            s.setSoLinger(true, 0);
+        }
+        awaitCount(() -> stats.count(ServerStats.Problem.RESET), 1, "a client that reset mid-reply");
+        stillServes(server);
+
+        assertTrue(server.shutdown(30_000));
+        assertEquals(5, stats.problems(), stats.summary());
+        assertEquals(5 * 20, stats.served(), stats.summary());  // five rounds of 10 clients x 2 requests
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("designs")
+    @Timeout(120)
+    void shutdownServesWhatWasAcceptedAndFreesThePort(String design) throws Exception {
+        TcpServer server = start(ServerConfig.of(design).withDelayMs(500).withWorkers(10).withSlots(11));
+        int port = server.port();
+        AtomicReference<LoadClient.Report> report = new AtomicReference<>();
+        Thread clients = new Thread(() -> {
+            try {
+                report.set(LoadClient.run(HOST, port, 10, 1, -1, 30_000, null));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        clients.start();
+        // In flight: every connection accepted (the iterative server accepts one at a time).
+        awaitCount(server.stats()::accepted, design.equals("Iterative") ? 1 : 10, "the clients' connections");
+        assertTrue(server.shutdown(30_000), "the server did not drain");
+        clients.join();
+        ServerStats s = server.stats();
+        assertEquals(s.accepted(), s.served(), "every accepted request is served: " + s.summary());
+        assertEquals(s.served(), report.get().ok(), report.get().text());
+        try (ServerSocket again = new ServerSocket()) {  // the port is free for the next server
+            again.setReuseAddress(true);
+            again.bind(new InetSocketAddress(HOST, port));
+        }
+    }
+}
