@@ -62,10 +62,21 @@ class Server:
 
 
 @dataclass(frozen=True)
+class PaperSweep:
+    """A thread sweep the paper printed: ms to serve 2800 requests at t_r, per worker count."""
+    figure: str
+    design: str
+    t_r: int
+    workers: list[int]
+    ms: list[int]
+
+
+@dataclass(frozen=True)
 class Catalog:
     handoffs: dict[str, Handoff]
     variants: dict[str, Variant]
     servers: dict[str, Server] = field(default_factory=dict)
+    paper_sweeps: list[PaperSweep] = field(default_factory=list)
 
     def server(self, name: str) -> Server:
         if name not in self.servers:
@@ -133,4 +144,10 @@ def load(path: Path = paths.CATALOG) -> Catalog:
             paper_workers=sv.get("paper_workers"), paper_slots=sv.get("paper_slots"),
             table1={t: sv[f"table1_{t}"] for t in (250, 500) if f"table1_{t}" in sv},
         )
-    return Catalog(handoffs, variants, servers)
+    sweeps = []
+    for sw in data.get("paper_sweep", []):
+        if sw.get("design") not in servers or len(sw.get("workers", [])) != len(sw.get("ms", [])):
+            raise LabError(f"{path.name}: paper_sweep '{sw.get('figure')}' names an unknown design or has "
+                           "unequal workers and ms lists", "fix that entry")
+        sweeps.append(PaperSweep(sw["figure"], sw["design"], sw["t_r"], list(sw["workers"]), list(sw["ms"])))
+    return Catalog(handoffs, variants, servers, sweeps)

@@ -159,6 +159,23 @@ def client(host, port, nchildren, nrequests, millis, timeout_ms, json_file, quie
     sys.exit(servers.client(args))
 
 
+@cli.group()
+def bench():
+    """Benchmarks (measurements, never tests): `bench servers` reproduces the paper's tables on loopback."""
+
+
+@bench.command("servers")
+@click.option("--quick", "mode", flag_value="quick", default=True, help="t_r = 10 ms, a few minutes (default)")
+@click.option("--full", "mode", flag_value="full", help="t_r = 25 and 50 ms, the full sweeps (tens of minutes)")
+@click.option("--design", "designs", multiple=True, help="only these designs (repeatable); default: all")
+@click.option("--reps", type=int, help="repetitions per point (default 5)")
+def bench_servers(mode, designs, reps):
+    """Every server design under the paper's load (140 clients x 20 requests), worker and slot sweeps,
+    medians and spread, Little's-law bounds and efficiencies, CSV and plots in results/bench/servers/."""
+    from handofflab import bench as bench_mod
+    bench_mod.run(mode, list(designs) or None, reps)
+
+
 @cli.command()
 @click.argument("lab")
 @click.argument("submission", type=click.Path(path_type=Path))

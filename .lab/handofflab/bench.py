@@ -1,0 +1,186 @@
+"""`./lab bench servers`: the paper's experiment (Roussev & Wu 2001, Table 1 and 2; 2006,
+Fig. 4 and 5) on loopback, at scaled service times, every point repeated, each set against
+the Little's-law bound and the paper's figure scaled the same way. CSV and plots under
+results/bench/servers/. Benchmarks are measurements, not tests: nothing here passes or fails
+on a time."""
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import catalog, paths, servers
+from handofflab.console import LabError, heading, info, ok, warn
+
+OUT = paths.RESULTS / "bench" / "servers"
+CHILDREN, REQUESTS = 140, 20           # the paper's load: 140 concurrent connections x 20 = 2800
+PAPER_TR = 250                         # the paper's t_r (ms) that its tables are scaled from
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one mode measures. t_r is scaled down from the paper's 250/500 ms so a run takes minutes."""
+    t_rs: tuple[int, ...]
+    reps: int
+    sweep_workers: tuple[int, ...]     # Table 2 / Fig. 5
+    sweep_slots: tuple[int, ...]       # Fig. 4's 101 slots and smaller buffers
+    iterative_requests: int            # per child: the iterative server serves one at a time
+
+
+QUICK = Plan(t_rs=(10,), reps=5, sweep_workers=(10, 30, 50, 70), sweep_slots=(11, 101), iterative_requests=1)
+FULL = Plan(t_rs=(25, 50), reps=5, sweep_workers=(10, 30, 40, 50, 60, 70, 80), sweep_slots=(11, 31, 101),
+            iterative_requests=REQUESTS)
+SWEEP_DESIGNS = ("SharedBuffer", "TwoLockQueue", "ParallelHashTable")
+SLOT_DESIGNS = ("SharedBuffer", "ParallelHashTable")
+
+
+def points(plan: Plan, designs: list[str]) -> list[str]:
+    """design:t_r:workers:slots[:requests] for ServerBench, in the order they run."""
+    cat = catalog.load()
+    out = []
+    for tr in plan.t_rs:
+        for name in designs:  # Table 1: each design at the paper's settings
+            s = cat.server(name)
+            workers, slots = s.paper_workers or 50, s.paper_slots or 101
+            extra = f":{plan.iterative_requests}" if name == "Iterative" else ""
+            out.append(f"{name}:{tr}:{workers}:{slots}{extra}")
+        for name in (d for d in SWEEP_DESIGNS if d in designs):  # Table 2 / Fig. 5: the worker sweep
+            out += [f"{name}:{tr}:{w}:101" for w in plan.sweep_workers if f"{name}:{tr}:{w}:101" not in out]
+        for name in (d for d in SLOT_DESIGNS if d in designs):  # Fig. 4 and smaller tables
+            out += [f"{name}:{tr}:50:{m}" for m in plan.sweep_slots if f"{name}:{tr}:50:{m}" not in out]
+    return out
+
+
+def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None = None) -> Path:
+    cat = catalog.load()
+    plan = QUICK if mode == "quick" else FULL
+    if reps is not None:
+        if reps < 1:
+            raise LabError(f"--reps must be at least 1, got {reps}", "the issue asks for 5 or more")
+        plan = Plan(plan.t_rs, reps, plan.sweep_workers, plan.sweep_slots, plan.iterative_requests)
+    chosen = designs or list(cat.servers)
+    for d in chosen:
+        cat.server(d)  # an unknown name is a clear error before anything runs
+    OUT.mkdir(parents=True, exist_ok=True)
+    raw = OUT / "raw.csv"
+    raw.unlink(missing_ok=True)
+    pts = points(plan, chosen)
+    heading(f"bench servers --{mode}: {len(pts)} points x {plan.reps} runs; t_r = "
+            f"{', '.join(map(str, plan.t_rs))} ms (the paper's 250/500 ms scaled down); "
+            f"{CHILDREN} clients x {REQUESTS} requests")
+    cmd = servers.java_command("handofflab.servers.ServerBench",
+                               [str(raw), str(plan.reps), str(CHILDREN), str(REQUESTS), *pts])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in proc.stdout:
+        print(line.rstrip(), flush=True)  # one progress line per run
+    code = proc.wait()
+    partial = code != 0
+    if partial:
+        warn(f"the benchmark JVM exited with code {code}: the runs measured so far are kept in {raw}, "
+             "and the summary is marked PARTIAL")
+    if not raw.exists():
+        raise LabError("the benchmark measured nothing", "run `./lab serve SharedBuffer` to see why the servers fail")
+    summary = summarize(raw, partial)
+    plot(summary, cat)
+    ok(f"results in {OUT}: raw.csv, summary.csv, summary.md, time_vs_workers.png, efficiency.png")
+    return OUT
+
+
+def summarize(raw: Path, partial: bool = False):
+    import pandas as pd
+
+    df = pd.read_csv(raw)
+    cat = catalog.load()
+    good = df[df["status"] == "ok"]
+    keys = ["design", "t_r_ms", "workers", "slots", "requests"]
+    g = df.groupby(keys, sort=False)
+    summary = g.agg(runs=("seconds", "size"), bound_s=("bound_seconds", "first")).reset_index()
+    stats = good.groupby(keys, sort=False)["seconds"].describe()[["50%", "min", "max", "25%", "75%"]]
+    stats.columns = ["median_s", "min_s", "max_s", "q1_s", "q3_s"]
+    summary = summary.merge(stats.reset_index(), on=keys, how="left")
+    summary["ok_runs"] = summary.apply(lambda r: int(((df[keys] == r[keys].values).all(axis=1)
+                                                      & (df["status"] == "ok")).sum()), axis=1)
+    summary["efficiency"] = summary["bound_s"] / summary["median_s"]
+
+    def paper(r):  # the paper's time for this point, scaled to this t_r (a pure scaling: see the note)
+        s = cat.servers.get(r["design"])
+        if r["requests"] != REQUESTS:
+            return None
+        for sw in cat.paper_sweeps:
+            if sw.design == r["design"] and r["workers"] in sw.workers and r["slots"] == 101:
+                return sw.ms[sw.workers.index(r["workers"])] / 1000 * r["t_r_ms"] / sw.t_r
+        if s and PAPER_TR in s.table1 and r["workers"] == (s.paper_workers or 50) and r["slots"] == (s.paper_slots or 101):
+            return s.table1[PAPER_TR] / 1000 * r["t_r_ms"] / PAPER_TR
+        return None
+
+    summary["paper_scaled_s"] = summary.apply(paper, axis=1)
+    summary["partial"] = partial
+    summary.to_csv(OUT / "summary.csv", index=False)
+    lines = ["| design | t_r ms | W | slots | N | runs ok | median s | min–max s | bound s | efficiency | paper, scaled s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for _, r in summary.iterrows():
+        n = CHILDREN * r["requests"]
+        fmt = (lambda x: f"{x:.3f}" if x == x and x is not None else "—")
+        lines.append(f"| {r['design']} | {r['t_r_ms']} | {r['workers']} | {r['slots']} | {n} | {r['ok_runs']}/{r['runs']} "
+                     f"| {fmt(r['median_s'])} | {fmt(r['min_s'])}–{fmt(r['max_s'])} | {r['bound_s']:.3f} "
+                     f"| {fmt(r['efficiency'])} | {fmt(r['paper_scaled_s']) if r['paper_scaled_s'] is not None else '—'} |")
+    if partial:
+        lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
+    (OUT / "summary.md").write_text("\n".join(lines) + "\n")
+    bad_runs = df[df["status"] != "ok"]
+    if len(bad_runs):
+        warn(f"{len(bad_runs)} run(s) were not exactly once or did not start; they are kept in raw.csv "
+             "(status column) and left out of the medians")
+    info("\n".join(lines))
+    return summary
+
+
+def plot(summary, cat) -> None:
+    os.environ.setdefault("MPLCONFIGDIR", str(paths.ROOT / ".tools" / "matplotlib"))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sweep = summary[(summary["slots"] == 101) & summary["design"].isin(SWEEP_DESIGNS)]
+    t_rs = sorted(summary["t_r_ms"].unique())
+    fig, axes = plt.subplots(1, len(t_rs), figsize=(6.5 * len(t_rs), 4.5), squeeze=False)
+    for ax, tr in zip(axes[0], t_rs):
+        part = sweep[sweep["t_r_ms"] == tr]
+        for design, d in part.groupby("design"):
+            d = d.sort_values("workers")
+            if len(d) < 2:
+                continue
+            line = ax.errorbar(d["workers"], d["median_s"], yerr=[d["median_s"] - d["min_s"], d["max_s"] - d["median_s"]],
+                               marker="o", capsize=3, label=f"{design} (measured median, min–max)")
+            for sw in cat.paper_sweeps:
+                if sw.design == design:
+                    ax.plot(sw.workers, [m / 1000 * tr / sw.t_r for m in sw.ms], linestyle="--",
+                            color=line[0].get_color(), alpha=0.6, label=f"{design}: {sw.figure}, scaled")
+        ws = sorted(part["workers"].unique())
+        if ws:
+            ax.plot(ws, [CHILDREN * REQUESTS * tr / 1000 / min(w, CHILDREN) for w in ws], color="black",
+                    linestyle=":", label="Little's law bound N·t_r/min(W, C)")
+        ax.set_title(f"2800 requests, t_r = {tr} ms")
+        ax.set_xlabel("worker threads W")
+        ax.set_ylabel("time to serve all (s)")
+        ax.set_yscale("log")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(OUT / "time_vs_workers.png", dpi=110)
+    plt.close(fig)
+
+    main = summary[summary.apply(lambda r: r["workers"] == (cat.servers[r["design"]].paper_workers or 50)
+                                 and r["slots"] == (cat.servers[r["design"]].paper_slots or 101), axis=1)]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    labels = [f"{r['design']}\nt_r={r['t_r_ms']}" for _, r in main.iterrows()]
+    ax.bar(range(len(main)), main["efficiency"].fillna(0), color="tab:blue")
+    ax.axhline(1.0, color="black", linestyle=":", label="the bound (efficiency 1)")
+    ax.set_xticks(range(len(main)), labels, rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("efficiency = bound / measured median")
+    ax.set_title("Each design at the paper's settings (Table 1)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(OUT / "efficiency.png", dpi=110)
+    plt.close(fig)

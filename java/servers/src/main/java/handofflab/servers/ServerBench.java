@@ -1,0 +1,110 @@
+package handofflab.servers;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The engine of {@code ./lab bench servers}: runs the paper's experiment (Roussev &amp; Wu 2001,
+ * Sec. 2) once per repetition per point, each time on a fresh server in this JVM and the load
+ * client beside it, and appends one CSV row per run as soon as it ends - an interrupted
+ * benchmark keeps what it measured. One progress line per run.
+ *
+ * <pre>ServerBench OUT.csv REPS CHILDREN REQUESTS POINT...   POINT = design:t_r:workers:slots[:requests]</pre>
+ * (a point's own requests-per-child overrides REQUESTS: the iterative server's quick runs are shorter)
+ *
+ * <p>Each row carries the Little's-law lower bound N*t_r/min(W, C) (W busy workers, C concurrent
+ * clients; thread-per-client designs have W = C) and bound/measured, the efficiency.
+ */
+public final class ServerBench {
+    static final String HEADER = "design,t_r_ms,workers,slots,rep,children,requests,seconds,ok,lost,duplicated,"
+            + "server_problems,bound_seconds,efficiency,p50_ms,p99_ms,status";
+
+    private ServerBench() {
+    }
+
+    record Point(String design, int tr, int workers, int slots, int requests) {
+        static Point parse(String s) {
+            String[] p = s.split(":");
+            if (p.length != 4 && p.length != 5) {
+                throw new IllegalArgumentException("a point is design:t_r:workers:slots[:requests], got '" + s + "'");
+            }
+            return new Point(p[0], Integer.parseInt(p[1]), Integer.parseInt(p[2]), Integer.parseInt(p[3]),
+                    p.length == 5 ? Integer.parseInt(p[4]) : 0);
+        }
+
+        /** How many requests can be in service at once. */
+        int parallelism(int children) {
+            switch (design) {
+                case "Iterative": return 1;
+                case "ThreadPerClient": case "VirtualThreads": return children;
+                default: return Math.min(workers, children);
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 5) {
+            System.err.println("usage: ServerBench OUT.csv REPS CHILDREN REQUESTS design:t_r:workers:slots ...");
+            System.exit(2);
+        }
+        Path out = Path.of(args[0]);
+        int reps = Integer.parseInt(args[1]), children = Integer.parseInt(args[2]), requests = Integer.parseInt(args[3]);
+        List<Point> points = new ArrayList<>();
+        for (int i = 4; i < args.length; i++) {
+            points.add(Point.parse(args[i]));
+        }
+        if (!Files.exists(out)) {
+            Files.writeString(out, HEADER + "\n");
+        }
+        // One unrecorded warm-up run: the first run in a fresh JVM pays for class loading and JIT.
+        Point first = points.get(0);
+        measure(new Point(first.design, first.tr, first.workers, first.slots, 1), 0, children, 1);
+        System.out.println("warm-up run done (not recorded)");
+        int run = 0, runs = points.size() * reps;
+        for (Point p : points) {
+            for (int rep = 1; rep <= reps; rep++) {
+                String row = measure(p, rep, children, p.requests > 0 ? p.requests : requests);
+                Files.writeString(out, row + "\n", StandardOpenOption.APPEND);
+                String[] f = row.split(",");
+                System.out.printf("[%d/%d] %-17s t_r=%s W=%-3s slots=%-3s rep %d: %s s (bound %s s, efficiency %s)%s%n",
+                        ++run, runs, p.design, p.tr, p.workers, p.slots, rep, f[7], f[12], f[13],
+                        f[16].equals("ok") ? "" : "  <- " + f[16]);
+                System.out.flush();
+            }
+        }
+    }
+
+    static String measure(Point p, int rep, int children, int requests) throws InterruptedException {
+        long n = (long) children * requests;
+        double bound = n * p.tr / 1000.0 / p.parallelism(children);
+        ServerConfig config = ServerConfig.of(p.design).withDelayMs(p.tr).withWorkers(p.workers).withSlots(p.slots);
+        TcpServer server;
+        try {
+            server = Designs.create(config);
+        } catch (IOException | RuntimeException e) {
+            return row(p, rep, children, requests, -1, 0, n, 0, 0, bound, 0, 0, "failed to start: " + e.getMessage());
+        }
+        server.start();
+        LoadClient.Report r = LoadClient.run("127.0.0.1", server.port(), children, requests, p.tr, 120_000, null);
+        boolean drained = server.shutdown(60_000);
+        long problems = server.stats().problems();
+        String status = r.exactlyOnce() && drained && problems == 0 ? "ok"
+                : "NOT exactly once: " + r.lost() + " lost, " + r.duplicated() + " duplicated, " + problems
+                + " server problems" + (drained ? "" : ", did not drain");
+        return row(p, rep, children, requests, r.seconds(), r.ok(), r.lost(), r.duplicated(), problems, bound,
+                r.latency().getValueAtPercentile(50) / 1e3, r.latency().getValueAtPercentile(99) / 1e3, status);
+    }
+
+    static String row(Point p, int rep, int children, int requests, double seconds, long ok, long lost, long dup,
+                      long problems, double bound, double p50, double p99, String status) {
+        double efficiency = seconds > 0 ? bound / seconds : 0;
+        return String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%.4f,%d,%d,%d,%d,%.4f,%.4f,%.3f,%.3f,%s",
+                p.design, p.tr, p.workers, p.slots, rep, children, requests, seconds, ok, lost, dup, problems, bound,
+                efficiency, p50, p99, status.replace(',', ';'));
+    }
+
+}

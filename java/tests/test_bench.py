@@ -1,0 +1,56 @@
+"""`./lab bench servers`: a --quick run yields well-formed CSV, summary and plots. Benchmarks are not
+timed tests: nothing here depends on how fast the machine is. What is asserted holds on any machine:
+every run is exactly once, and no run beats the Little's-law bound (efficiency <= 1), which would
+mean the bound or the measurement is wrong."""
+import subprocess
+
+import pandas as pd
+import pytest
+
+from handofflab import bench, paths
+
+
+@pytest.fixture(scope="module")
+def quick():
+    out = bench.run("quick", ["SharedBuffer", "Iterative"])
+    return out, pd.read_csv(out / "raw.csv"), pd.read_csv(out / "summary.csv")
+
+
+def test_every_point_is_repeated_and_exactly_once(quick):
+    _, raw, summary = quick
+    points = bench.points(bench.QUICK, ["SharedBuffer", "Iterative"])
+    assert len(summary) == len(points)
+    assert len(raw) == len(points) * bench.QUICK.reps >= 5 * len(points)
+    assert (raw["status"] == "ok").all(), raw[raw["status"] != "ok"]
+    assert (raw["lost"] == 0).all() and (raw["duplicated"] == 0).all() and (raw["server_problems"] == 0).all()
+
+
+def test_no_run_beats_the_littles_law_bound(quick):
+    _, raw, summary = quick
+    assert (raw["seconds"] >= raw["bound_seconds"]).all()
+    assert ((summary["efficiency"] > 0) & (summary["efficiency"] <= 1)).all()
+    iterative = summary[summary["design"] == "Iterative"].iloc[0]
+    assert iterative["bound_s"] == pytest.approx(140 * 1 * 0.010)  # N t_r / 1 worker
+
+
+def test_the_papers_figures_are_scaled_beside_ours(quick):
+    _, _, summary = quick
+    fig5 = summary[(summary["design"] == "SharedBuffer") & (summary["workers"] == 10)].iloc[0]
+    assert fig5["paper_scaled_s"] == pytest.approx(74.118 * 10 / 250)  # Fig. 5, W = 10, scaled to t_r = 10 ms
+
+
+def test_plots_and_summary_are_written(quick):
+    out, _, _ = quick
+    for png in ("time_vs_workers.png", "efficiency.png"):
+        data = (out / png).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+    assert (out / "summary.md").read_text().count("\n| SharedBuffer |") >= 4
+
+
+def test_bad_input_is_named():
+    run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--design", "Fastest"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and "unknown design 'Fastest'" in run.stdout + run.stderr
+    run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--reps", "0"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2 and "--reps must be at least 1" in run.stdout + run.stderr
