@@ -5,10 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,50 +21,25 @@ class HandoffContractTest {
     void oneAcceptorTwoWorkersExactlyOnce(String name) throws Exception {
         int workers = 2, total = 50_000;
         Handoff<Integer> h = Handoffs.create(name, name.equals("ParallelHashTable") ? 7 : workers);
-        BitSet seen = new BitSet(total);
-        AtomicInteger duplicates = new AtomicInteger(), invented = new AtomicInteger(), taken = new AtomicInteger();
+        ExactlyOnceLedger ledger = new ExactlyOnceLedger(total);
         List<Thread> pool = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
-            pool.add(new Thread(() -> {
-                try {
-                    for (Integer x = h.take(); x == null || x != -1; x = h.take()) {
-                        taken.incrementAndGet();
-                        if (x == null || x < 0 || x >= total) {
-                            invented.incrementAndGet();
-                            continue;
-                        }
-                        synchronized (seen) {
-                            if (seen.get(x)) {
-                                duplicates.incrementAndGet();
-                            }
-                            seen.set(x);
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }));
+            pool.add(ledger.worker(h));
         }
         pool.forEach(Thread::start);
         for (int i = 0; i < total; i++) {
             h.put(i);
         }
         // Stop markers go in only once every item is taken: the PHT is not FIFO, so a marker put
-        // earlier could overtake an item and strand it. A lost item makes this wait (and the test) time out.
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (taken.get() < total && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
-        assertTrue(taken.get() >= total, "NoLoss: only " + taken.get() + " of " + total + " taken after 30 s");
+        // earlier could overtake an item and strand it.
+        ledger.awaitAllTaken();
         for (int w = 0; w < workers; w++) {
             h.put(-1);  // one stop marker per worker (the pipes give each worker one: a marker frees nobody twice)
         }
         for (Thread t : pool) {
             t.join();
         }
-        assertEquals(0, duplicates.get(), "NoDuplicate");
-        assertEquals(0, invented.get(), "NoInvented");
-        assertEquals(total, seen.cardinality(), "NoLoss");
+        ledger.assertExactlyOnce();
     }
 
     @Test

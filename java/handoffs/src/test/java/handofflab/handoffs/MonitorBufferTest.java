@@ -6,9 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -74,28 +72,10 @@ class MonitorBufferTest {
     void everyItemIsTakenExactlyOnceUnderContention() throws Exception {
         int producers = 2, consumers = 3, perProducer = 50_000, total = producers * perProducer;
         MonitorBuffer<Integer> b = new MonitorBuffer<>(4);
-        BitSet seen = new BitSet(total);
-        AtomicInteger duplicates = new AtomicInteger(), invented = new AtomicInteger();
+        ExactlyOnceLedger ledger = new ExactlyOnceLedger(total);
         List<Thread> threads = new ArrayList<>();
         for (int c = 0; c < consumers; c++) {
-            threads.add(new Thread(() -> {
-                try {
-                    for (Integer x = b.take(); x != -1; x = b.take()) {
-                        if (x == null || x < 0 || x >= total) {
-                            invented.incrementAndGet();
-                            continue;
-                        }
-                        synchronized (seen) {
-                            if (seen.get(x)) {
-                                duplicates.incrementAndGet();
-                            }
-                            seen.set(x);
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }));
+            threads.add(ledger.worker(b));
         }
         List<Thread> acceptors = new ArrayList<>();
         for (int p = 0; p < producers; p++) {
@@ -121,9 +101,7 @@ class MonitorBufferTest {
         for (Thread t : threads) {
             t.join();
         }
-        assertEquals(0, duplicates.get(), "NoDuplicate");
-        assertEquals(0, invented.get(), "NoInvented");
-        assertEquals(total, seen.cardinality(), "NoLoss");
+        ledger.assertExactlyOnce();
     }
 
     static void awaitState(Thread t, Thread.State state) throws InterruptedException {
