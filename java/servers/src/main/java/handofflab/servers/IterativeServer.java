@@ -1,7 +1,6 @@
 package handofflab.servers;
 
 import java.io.IOException;
-import java.net.Socket;
 
 /** One thread accepts and serves, one connection at a time: the paper's baseline (Table 1, row 1). */
 public final class IterativeServer extends TcpServer {
@@ -17,8 +16,10 @@ public final class IterativeServer extends TcpServer {
     }
 
     private void run() {
-        for (Socket s = accept(); s != null; s = accept()) {
-            handleRequest(s);
+        try {
+            acceptEach(this::handleRequest);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();  // handleRequest never throws it; the sink's signature allows it
         }
     }
 

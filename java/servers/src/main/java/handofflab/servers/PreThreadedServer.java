@@ -3,7 +3,6 @@ package handofflab.servers;
 import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
 import java.io.IOException;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -68,10 +67,10 @@ public final class PreThreadedServer extends TcpServer {
     // ANCHOR: prethreaded
     private void accepting() {
         try {
-            for (Socket s = accept(); s != null; s = accept()) {
-                handoff.put(connection(s));
+            acceptEach(s -> {
+                handoff.put(new Connection(s));
                 handedOff.incrementAndGet();
-            }
+            });
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();  // forced shutdown
         } catch (RuntimeException e) {

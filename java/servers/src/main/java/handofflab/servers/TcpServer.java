@@ -104,9 +104,17 @@ public abstract class TcpServer {
         }
     }
 
-    /** One accepted connection, in a form a handoff can carry and a duplicate can be told from. */
-    protected final Connection connection(Socket s) {
-        return new Connection(s);
+    /** What an accepting thread does with each connection. */
+    @FunctionalInterface
+    protected interface ConnectionSink {
+        void take(Socket s) throws InterruptedException;
+    }
+
+    /** The accept loop every design runs: accept and pass on, until the server stops. */
+    protected final void acceptEach(ConnectionSink sink) throws InterruptedException {
+        for (Socket s = accept(); s != null; s = accept()) {
+            sink.take(s);
+        }
     }
 
     /** Serves one connection handed over by a handoff; a second worker holding it is caught, not served. */

@@ -1,7 +1,6 @@
 package handofflab.servers;
 
 import java.io.IOException;
-import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadFactory;
@@ -30,18 +29,21 @@ public class ThreadPerClientServer extends TcpServer {
     }
 
     private void run() {
-        for (Socket next = accept(); next != null; next = accept()) {
-            Socket s = next;
-            Thread[] self = new Thread[1];
-            self[0] = threads.newThread(() -> {
-                try {
-                    handleRequest(s);
-                } finally {
-                    live.remove(self[0]);
-                }
+        try {
+            acceptEach(s -> {
+                Thread[] self = new Thread[1];
+                self[0] = threads.newThread(() -> {
+                    try {
+                        handleRequest(s);
+                    } finally {
+                        live.remove(self[0]);
+                    }
+                });
+                live.add(self[0]);  // before start, so drain never misses a running handler
+                self[0].start();
             });
-            live.add(self[0]);  // before start, so drain never misses a running handler
-            self[0].start();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -1,7 +1,6 @@
 package handofflab.servers;
 
 import java.io.IOException;
-import java.net.Socket;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -28,9 +27,10 @@ public final class ThreadPoolServer extends TcpServer {
     }
 
     private void run() {
-        for (Socket next = accept(); next != null; next = accept()) {
-            Socket s = next;
-            pool.execute(() -> handleRequest(s));
+        try {
+            acceptEach(s -> pool.execute(() -> handleRequest(s)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
