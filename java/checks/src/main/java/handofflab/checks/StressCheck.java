@@ -60,7 +60,6 @@ public final class StressCheck {
         final AtomicReference<String> violation = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
         final java.util.Map<String, String> ending = new java.util.concurrent.ConcurrentHashMap<>();
-        volatile boolean acceptorDone;
         final int acceptors;
         final java.util.concurrent.atomic.AtomicInteger acceptorsDone = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -127,7 +126,7 @@ public final class StressCheck {
                     break;
                 } else if (System.nanoTime() - lastChange > STALL_MS * 1_000_000L) {
                     if (allParked()) {
-                        if (acceptorDone) {
+                        if (acceptorsDone.get() == acceptors) {
                             // Everything was put, every worker waits, yet some ids never came out.
                             v.verdict = "violation:NoLoss";
                             v.detail = (PER_TRIAL - now) + " accepted connection(s) never reached a worker";
@@ -172,9 +171,7 @@ public final class StressCheck {
                     event(me, "put(" + id + ")");
                     handoff.put(id);
                 }
-                if (acceptorsDone.incrementAndGet() == acceptors) {
-                    acceptorDone = true;
-                }
+                acceptorsDone.incrementAndGet();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -104,7 +104,7 @@ public final class LoadClient {
                              PrintStream progress) throws InterruptedException {
         long base = ThreadLocalRandom.current().nextLong(1L << 50);  // ids unique across runs against one server
         Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
-        List<String> examples = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> examples = new ArrayList<>();  // guarded by itself
         Set<Long> answered = ConcurrentHashMap.newKeySet();
         AtomicLong ok = new AtomicLong(), duplicated = new AtomicLong(), done = new AtomicLong();
         Histogram latency = new Histogram(3_600_000_000L, 3);

@@ -2,7 +2,6 @@ package handofflab.servers;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * {@code ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N]
@@ -18,29 +17,27 @@ public final class ServerMain {
     private ServerMain() {
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) {
         TcpServer server = start(args, System.out, System.err);
         if (server == null) {
             System.exit(2);
         }
-        CountDownLatch stopped = new CountDownLatch(1);
-        int[] code = {0};
+        // The server's threads keep the JVM alive; Ctrl-C or SIGTERM runs this hook, which drains
+        // and then ends the JVM with an exit code that says whether it drained.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("stopping: no new connections; serving the ones accepted ...");
+            int code = 1;
             try {
                 boolean drained = server.shutdown(30_000);
                 System.out.println((drained ? "stopped cleanly: " : "stopped WITHOUT draining: " + lost(server) + "; ")
                         + server.stats().summary());
-                code[0] = drained ? 0 : 1;
+                code = drained ? 0 : 1;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                code[0] = 1;
             }
             System.out.flush();
-            stopped.countDown();
-            Runtime.getRuntime().halt(code[0]);  // the exit code says whether it drained, not which signal stopped it
+            Runtime.getRuntime().halt(code);
         }));
-        stopped.await();
     }
 
     private static String lost(TcpServer server) {
