@@ -35,14 +35,12 @@ SWEEP_DESIGNS = ("SharedBuffer", "TwoLockQueue", "ParallelHashTable")
 SLOT_DESIGNS = ("SharedBuffer", "ParallelHashTable")
 
 
-def points(plan: Plan, designs: list[str]) -> list[str]:
+def points(plan: Plan, designs: list[str], cat: catalog.Catalog) -> list[str]:
     """design:t_r:workers:slots[:requests] for ServerBench, in the order they run."""
-    cat = catalog.load()
     out = []
     for tr in plan.t_rs:
         for name in designs:  # Table 1: each design at the paper's settings
-            s = cat.server(name)
-            workers, slots = s.paper_workers or 50, s.paper_slots or 101
+            workers, slots = cat.server(name).paper_settings
             extra = f":{plan.iterative_requests}" if name == "Iterative" else ""
             out.append(f"{name}:{tr}:{workers}:{slots}{extra}")
         for name in (d for d in SWEEP_DESIGNS if d in designs):  # Table 2 / Fig. 5: the worker sweep
@@ -65,7 +63,7 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
     OUT.mkdir(parents=True, exist_ok=True)
     raw = OUT / "raw.csv"
     raw.unlink(missing_ok=True)
-    pts = points(plan, chosen)
+    pts = points(plan, chosen, cat)
     heading(f"bench servers --{mode}: {len(pts)} points x {plan.reps} runs; t_r = "
             f"{', '.join(map(str, plan.t_rs))} ms (the paper's 250/500 ms scaled down); "
             f"{CHILDREN} clients x {REQUESTS} requests")
@@ -81,37 +79,41 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
              "and the summary is marked PARTIAL")
     if not raw.exists():
         raise LabError("the benchmark measured nothing", "run `./lab serve SharedBuffer` to see why the servers fail")
-    summary = summarize(raw, partial)
+    summary = summarize(raw, cat, partial)
     plot(summary, cat)
     ok(f"results in {OUT}: raw.csv, summary.csv, summary.md, time_vs_workers.png, efficiency.png")
     return OUT
 
 
-def summarize(raw: Path, partial: bool = False):
+def _scaled(ms: float, paper_tr: int, tr: int) -> float:
+    """A paper time (ms at the paper's t_r) scaled to seconds at our t_r: a pure scaling, which
+    assumes the time is all service time (it is not: see the note on efficiencies)."""
+    return ms / 1000 * tr / paper_tr
+
+
+def summarize(raw: Path, cat: catalog.Catalog, partial: bool = False):
     import pandas as pd
 
     df = pd.read_csv(raw)
-    cat = catalog.load()
     good = df[df["status"] == "ok"]
     keys = ["design", "t_r_ms", "workers", "slots", "requests"]
     g = df.groupby(keys, sort=False)
-    summary = g.agg(runs=("seconds", "size"), bound_s=("bound_seconds", "first")).reset_index()
+    summary = g.agg(runs=("seconds", "size"), ok_runs=("status", lambda st: int((st == "ok").sum())),
+                    bound_s=("bound_seconds", "first")).reset_index()
     stats = good.groupby(keys, sort=False)["seconds"].describe()[["50%", "min", "max", "25%", "75%"]]
     stats.columns = ["median_s", "min_s", "max_s", "q1_s", "q3_s"]
     summary = summary.merge(stats.reset_index(), on=keys, how="left")
-    summary["ok_runs"] = summary.apply(lambda r: int(((df[keys] == r[keys].values).all(axis=1)
-                                                      & (df["status"] == "ok")).sum()), axis=1)
     summary["efficiency"] = summary["bound_s"] / summary["median_s"]
 
-    def paper(r):  # the paper's time for this point, scaled to this t_r (a pure scaling: see the note)
+    def paper(r):  # the paper's time for this point, scaled to this t_r
         s = cat.servers.get(r["design"])
         if r["requests"] != REQUESTS:
             return None
         for sw in cat.paper_sweeps:
             if sw.design == r["design"] and r["workers"] in sw.workers and r["slots"] == 101:
-                return sw.ms[sw.workers.index(r["workers"])] / 1000 * r["t_r_ms"] / sw.t_r
-        if s and PAPER_TR in s.table1 and r["workers"] == (s.paper_workers or 50) and r["slots"] == (s.paper_slots or 101):
-            return s.table1[PAPER_TR] / 1000 * r["t_r_ms"] / PAPER_TR
+                return _scaled(sw.ms[sw.workers.index(r["workers"])], sw.t_r, r["t_r_ms"])
+        if s and PAPER_TR in s.table1 and (r["workers"], r["slots"]) == s.paper_settings:
+            return _scaled(s.table1[PAPER_TR], PAPER_TR, r["t_r_ms"])
         return None
 
     summary["paper_scaled_s"] = summary.apply(paper, axis=1)
@@ -119,12 +121,12 @@ def summarize(raw: Path, partial: bool = False):
     summary.to_csv(OUT / "summary.csv", index=False)
     lines = ["| design | t_r ms | W | slots | N | runs ok | median s | min–max s | bound s | efficiency | paper, scaled s |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    fmt = (lambda x: f"{x:.3f}" if pd.notna(x) else "—")  # NaN: no run ok; None: the paper has no figure
     for _, r in summary.iterrows():
         n = CHILDREN * r["requests"]
-        fmt = (lambda x: f"{x:.3f}" if x == x and x is not None else "—")
         lines.append(f"| {r['design']} | {r['t_r_ms']} | {r['workers']} | {r['slots']} | {n} | {r['ok_runs']}/{r['runs']} "
                      f"| {fmt(r['median_s'])} | {fmt(r['min_s'])}–{fmt(r['max_s'])} | {r['bound_s']:.3f} "
-                     f"| {fmt(r['efficiency'])} | {fmt(r['paper_scaled_s']) if r['paper_scaled_s'] is not None else '—'} |")
+                     f"| {fmt(r['efficiency'])} | {fmt(r['paper_scaled_s'])} |")
     if partial:
         lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")
@@ -156,23 +158,19 @@ def plot(summary, cat) -> None:
                                marker="o", capsize=3, label=f"{design} (measured median, min–max)")
             for sw in cat.paper_sweeps:
                 if sw.design == design:
-                    ax.plot(sw.workers, [m / 1000 * tr / sw.t_r for m in sw.ms], linestyle="--",
+                    ax.plot(sw.workers, [_scaled(m, sw.t_r, tr) for m in sw.ms], linestyle="--",
                             color=line[0].get_color(), alpha=0.6, label=f"{design}: {sw.figure}, scaled")
-        ws = sorted(part["workers"].unique())
-        if ws:
-            ax.plot(ws, [CHILDREN * REQUESTS * tr / 1000 / min(w, CHILDREN) for w in ws], color="black",
-                    linestyle=":", label="Little's law bound N·t_r/min(W, C)")
+        bound = part.groupby("workers")["bound_s"].first()  # ServerBench computed it with each run
+        if len(bound):
+            ax.plot(bound.index, bound.values, color="black", linestyle=":", label="Little's law bound N·t_r/min(W, C)")
         ax.set_title(f"2800 requests, t_r = {tr} ms")
         ax.set_xlabel("worker threads W")
         ax.set_ylabel("time to serve all (s)")
         ax.set_yscale("log")
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(OUT / "time_vs_workers.png", dpi=110)
-    plt.close(fig)
+    _save(fig, "time_vs_workers.png")
 
-    main = summary[summary.apply(lambda r: r["workers"] == (cat.servers[r["design"]].paper_workers or 50)
-                                 and r["slots"] == (cat.servers[r["design"]].paper_slots or 101), axis=1)]
+    main = summary[summary.apply(lambda r: (r["workers"], r["slots"]) == cat.servers[r["design"]].paper_settings, axis=1)]
     fig, ax = plt.subplots(figsize=(9, 4.5))
     labels = [f"{r['design']}\nt_r={r['t_r_ms']}" for _, r in main.iterrows()]
     ax.bar(range(len(main)), main["efficiency"].fillna(0), color="tab:blue")
@@ -181,6 +179,12 @@ def plot(summary, cat) -> None:
     ax.set_ylabel("efficiency = bound / measured median")
     ax.set_title("Each design at the paper's settings (Table 1)")
     ax.legend(fontsize=8)
+    _save(fig, "efficiency.png")
+
+
+def _save(fig, name: str) -> None:
+    import matplotlib.pyplot as plt
+
     fig.tight_layout()
-    fig.savefig(OUT / "efficiency.png", dpi=110)
+    fig.savefig(OUT / name, dpi=110)
     plt.close(fig)

@@ -60,6 +60,11 @@ class Server:
     paper_slots: int | None
     table1: dict[int, int]  # t_r in ms -> the paper's time to serve 2800 requests, in ms
 
+    @property
+    def paper_settings(self) -> tuple[int, int]:
+        """(workers, slots) of this design's Table 1 row; 50 and 101 where the row names none."""
+        return self.paper_workers or 50, self.paper_slots or 101
+
 
 @dataclass(frozen=True)
 class PaperSweep:

@@ -114,8 +114,16 @@ def book(action, refresh, port):
         book_mod.serve(port)
 
 
-@cli.command(context_settings={"ignore_unknown_options": True}, epilog=__import__(
-    "handofflab.servers", fromlist=["design_help"]).design_help())
+class _ServeCommand(click.Command):
+    """`serve`, whose --help ends with the catalog's designs (read only when help is shown)."""
+
+    def format_epilog(self, ctx, formatter):
+        from handofflab import servers
+        self.epilog = servers.design_help()
+        super().format_epilog(ctx, formatter)
+
+
+@cli.command(cls=_ServeCommand, context_settings={"ignore_unknown_options": True})
 @click.argument("design")
 @click.option("--port", type=int, default=8080, show_default=True, help="TCP port; 0 picks any free one")
 @click.option("--workers", type=int, default=50, show_default=True, help="worker threads (pre-threaded designs, thread pool)")

@@ -38,7 +38,8 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     for old in paths.JAVA.glob("*/target/surefire-reports/*.xml"):
         old.unlink()
     # The server tests fork a JDK 21+ where there is one, so the VirtualThreads design is tested too.
-    jvm = [f"-Dhandofflab.test.jvm={toolchain.jdk21()}"] if toolchain.jdk21() else []
+    jdk21 = toolchain.jdk21()
+    jvm = [f"-Dhandofflab.test.jvm={jdk21}"] if jdk21 else []
     mvn = subprocess.run(["mvn", "-B", "-q", "-f", str(paths.JAVA / "pom.xml"), "test",
                           "-Dmaven.test.failure.ignore=true", *jvm], text=True)
     surefire = list(paths.JAVA.glob("*/target/surefire-reports/TEST-*.xml"))

@@ -145,7 +145,7 @@ def jdk21() -> Path | None:
 
 def server_java() -> str:
     """The JVM the servers run on: a JDK 21+ where there is one (for VirtualThreads), else `java`."""
-    return os.environ.get("HANDOFFLAB_JAVA") or str(jdk21() or "java")
+    return str(jdk21() or os.environ.get("HANDOFFLAB_JAVA") or "java")  # jdk21() vets HANDOFFLAB_JAVA
 
 
 def doctor() -> list[ToolStatus]:

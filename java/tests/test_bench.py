@@ -7,7 +7,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from handofflab import bench, paths
+from handofflab import bench, catalog, paths
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def quick():
 
 def test_every_point_is_repeated_and_exactly_once(quick):
     _, raw, summary = quick
-    points = bench.points(bench.QUICK, ["SharedBuffer", "Iterative"])
+    points = bench.points(bench.QUICK, ["SharedBuffer", "Iterative"], catalog.load())
     assert len(summary) == len(points)
     assert len(raw) == len(points) * bench.QUICK.reps >= 5 * len(points)
     assert (raw["status"] == "ok").all(), raw[raw["status"] != "ok"]
