@@ -138,13 +138,24 @@ def summarize(raw: Path, cat: catalog.Catalog, partial: bool = False):
     return summary
 
 
-def plot(summary, cat) -> None:
+def pyplot():
+    """matplotlib's pyplot, drawing to files (no display), its cache inside the kit."""
     os.environ.setdefault("MPLCONFIGDIR", str(paths.ROOT / ".tools" / "matplotlib"))
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    return plt
 
+
+def save(fig, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+
+
+def plot(summary, cat) -> None:
+    plt = pyplot()
     sweep = summary[(summary["slots"] == 101) & summary["design"].isin(SWEEP_DESIGNS)]
     t_rs = sorted(summary["t_r_ms"].unique())
     fig, axes = plt.subplots(1, len(t_rs), figsize=(6.5 * len(t_rs), 4.5), squeeze=False)
@@ -168,7 +179,7 @@ def plot(summary, cat) -> None:
         ax.set_ylabel("time to serve all (s)")
         ax.set_yscale("log")
         ax.legend(fontsize=7)
-    _save(fig, "time_vs_workers.png")
+    save(fig, OUT / "time_vs_workers.png")
 
     main = summary[summary.apply(lambda r: (r["workers"], r["slots"]) == cat.servers[r["design"]].paper_settings, axis=1)]
     fig, ax = plt.subplots(figsize=(9, 4.5))
@@ -179,12 +190,5 @@ def plot(summary, cat) -> None:
     ax.set_ylabel("efficiency = bound / measured median")
     ax.set_title("Each design at the paper's settings (Table 1)")
     ax.legend(fontsize=8)
-    _save(fig, "efficiency.png")
+    save(fig, OUT / "efficiency.png")
 
-
-def _save(fig, name: str) -> None:
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    fig.savefig(OUT / name, dpi=110)
-    plt.close(fig)

@@ -169,7 +169,8 @@ def client(host, port, nchildren, nrequests, millis, timeout_ms, json_file, quie
 
 @cli.group()
 def bench():
-    """Benchmarks (measurements, never tests): `bench servers` reproduces the paper's tables on loopback."""
+    """Benchmarks (measurements, never tests): `bench servers` reproduces the paper's tables on loopback;
+    `bench handoffs` races the handoffs against the JDK's and JCTools' queues with JMH."""
 
 
 @bench.command("servers")
@@ -181,7 +182,31 @@ def bench_servers(mode, designs, reps):
     """Every server design under the paper's load (140 clients x 20 requests), worker and slot sweeps,
     medians and spread, Little's-law bounds and efficiencies, CSV and plots in results/bench/servers/."""
     from handofflab import bench as bench_mod
-    bench_mod.run(mode, list(designs) or None, reps)
+    _exit_if_partial(bench_mod.run(mode, list(designs) or None, reps))
+
+
+@bench.command("handoffs")
+@click.option("--quick", "mode", flag_value="quick", default=True, help="1, 2 and 4 workers, 1 fork, 3 x 1 s (default)")
+@click.option("--full", "mode", flag_value="full", help="1..max(8, cores) workers, 2 forks, 5 x 2 s")
+@click.option("--impl", "impls", multiple=True, help="only these (repeatable); ArrayBlockingQueue always runs")
+@click.option("--consumers", help="worker counts, e.g. 1,2,4,8 (default: the mode's)")
+def bench_handoffs(mode, impls, consumers):
+    """JMH: each kit handoff against ArrayBlockingQueue, LinkedBlockingQueue, LinkedTransferQueue,
+    SynchronousQueue and JCTools' Spmc/MpmcArrayQueue; one acceptor, 1..N workers; throughput and
+    the ratio to ArrayBlockingQueue from the same run; CSV and plots in results/bench/handoffs/."""
+    from handofflab import bench_handoffs as mod
+    try:
+        ns = [int(x) for x in consumers.split(",")] if consumers else None
+    except ValueError:
+        raise LabError(f"--consumers takes numbers separated by commas, got '{consumers}'", "e.g. --consumers 1,2,4")
+    _exit_if_partial(mod.run(mode, list(impls) or None, ns))
+
+
+def _exit_if_partial(out: Path) -> None:
+    """A benchmark with failed points keeps what it measured, and says so with exit code 1."""
+    if (out / "summary.md").read_text().startswith("**PARTIAL"):
+        bad(f"some points failed: {out / 'summary.md'} is marked PARTIAL")
+        sys.exit(1)
 
 
 @cli.command()

@@ -1,0 +1,206 @@
+"""`./lab bench handoffs`: JMH races each kit handoff against the queues a Java programmer would
+pick instead (the JDK's blocking queues, JCTools' array queues), one acceptor and 1..N workers.
+Every figure is also given as a ratio to ArrayBlockingQueue at the same N, measured in the same
+run, because a 2-core machine's absolute numbers drift from run to run. CSV, summary and plots
+under results/bench/handoffs/. A measurement, never a test."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import catalog, javabuild, paths, toolchain
+from handofflab.console import LabError, heading, info, ok, warn
+
+OUT = paths.RESULTS / "bench" / "handoffs"
+BENCHMARK = "handofflab.benchmarks.HandoffThroughput"
+BASELINE = "ArrayBlockingQueue"
+JDK = ("ArrayBlockingQueue", "LinkedBlockingQueue", "LinkedTransferQueue", "SynchronousQueue")
+JCTOOLS = ("SpmcArrayQueue", "MpmcArrayQueue")
+
+
+@dataclass(frozen=True)
+class Plan:
+    consumers: tuple[int, ...]
+    forks: int
+    warmups: int
+    iterations: int
+    seconds: int  # per warm-up and measured iteration
+
+
+QUICK = Plan(consumers=(1, 2, 4), forks=1, warmups=1, iterations=3, seconds=1)
+FULL = Plan(consumers=(1, 2, 4, 8), forks=2, warmups=3, iterations=5, seconds=2)
+
+
+HANDOFF_SRC = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
+
+
+def kit_handoffs(cat: catalog.Catalog) -> dict[str, str]:
+    """Java class -> catalog name, for every catalogued handoff that is a class of java/handoffs
+    (LockedAccept and ThreadPerClient are servers, not handoffs: nothing is handed over)."""
+    return {h.java: h.name for h in cat.handoffs.values()
+            if h.java != "Handoff" and (HANDOFF_SRC / f"{h.java}.java").exists()}
+
+
+def buggy_handoffs(cat: catalog.Catalog) -> dict[str, str]:
+    """Java class -> bug, for the catalogued buggy variants: never benchmarked by default, but
+    `--impl NotifyBuffer` shows what the benchmark's own exactly-once guard does with one."""
+    return {v.java: v.bug for v in cat.variants.values()
+            if not v.correct and v.java and (HANDOFF_SRC / f"{v.java}.java").exists()}
+
+
+def full_consumers() -> tuple[int, ...]:
+    """1, 2, 4, ... up to the machine's cores (the acceptor is one more thread)."""
+    cores, out, n = os.cpu_count() or 2, [], 1
+    while n <= max(8, cores):
+        out.append(n)
+        n *= 2
+    return tuple(out)
+
+
+def run(mode: str = "quick", impls: list[str] | None = None, consumers: list[int] | None = None) -> Path:
+    cat = catalog.load()
+    kit = kit_handoffs(cat)
+    buggy = buggy_handoffs(cat)
+    known = [*JDK, *JCTOOLS, *kit]
+    by_concept = {name: java for java, name in kit.items()}  # the catalog's name (SharedBuffer) works too
+    impls = [by_concept.get(i, i) for i in impls or known]
+    chosen = list(dict.fromkeys([BASELINE, *impls]))  # the baseline always runs: ratios need it
+    for name in chosen:
+        if name not in known and name not in buggy:
+            raise LabError(f"unknown handoff or queue '{name}'", f"choose from: {', '.join(known)} (or the catalog's names: {', '.join(by_concept)}; "
+                                                                 f"or a buggy variant: {', '.join(buggy)})")
+    plan = QUICK if mode == "quick" else Plan(full_consumers(), *list(vars(FULL).values())[1:])
+    ns = tuple(consumers) if consumers else plan.consumers
+    if any(n < 1 for n in ns):
+        raise LabError(f"--consumers must all be at least 1, got {','.join(map(str, ns))}",
+                       "the acceptor needs a worker to hand to: e.g. --consumers 1,2,4")
+    OUT.mkdir(parents=True, exist_ok=True)
+    result, log = OUT / "jmh.json", OUT / "jmh.log"
+    result.unlink(missing_ok=True)
+    points = len(chosen) * len(ns)
+    heading(f"bench handoffs --{mode}: {len(chosen)} handoffs x consumers {','.join(map(str, ns))} = {points} points; "
+            f"{plan.forks} fork(s) x {plan.iterations} x {plan.seconds} s measured each, after "
+            f"{plan.warmups} x {plan.seconds} s warm-up")
+    cmd = [toolchain.server_java(), "-cp", javabuild.classpath("benchmarks"), "org.openjdk.jmh.Main", BENCHMARK,
+           "-p", f"impl={','.join(chosen)}", "-p", f"consumers={','.join(map(str, ns))}",
+           "-f", str(plan.forks), "-wi", str(plan.warmups), "-w", f"{plan.seconds}s",
+           "-i", str(plan.iterations), "-r", f"{plan.seconds}s", "-to", "60s",
+           "-rf", "json", "-rff", str(result)]
+    failed = _run_jmh(cmd, log)
+    rows = _rows(result, cat, kit, chosen, ns, failed)
+    if not any(r["status"] == "ok" for r in rows):
+        raise LabError(f"JMH measured nothing (its output is in {log})", "run `./lab doctor`, then look at the log")
+    summary = summarize(rows, partial=bool(failed))
+    plot(summary)
+    ok(f"results in {OUT}: results.csv, summary.md, throughput.png (JMH's own output: jmh.log, jmh.json)")
+    return OUT
+
+
+def _run_jmh(cmd: list[str], log: Path) -> list[str]:
+    """Runs JMH, showing one line per point (its progress and result) and keeping all it says in
+    `log`. Returns the points that failed, as 'impl:consumers'."""
+    failed, params, progress = [], None, ""
+    with log.open("w") as keep:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout:
+            keep.write(line)
+            if m := re.match(r"# Parameters: \(consumers = (\d+), impl = (\w+)\)", line):
+                params = f"{m[2]}:{m[1]}"
+            elif m := re.match(r"# Run progress: ([\d.]+)% complete, ETA (\S+)", line):
+                progress = f"{float(m[1]):5.1f}% done, ETA {m[2]}"
+            elif re.match(r"\s+[\d.]+ ±?\(?", line) and params and "ops/us" in line:
+                info(f"… {progress}  {params:28s} {line.strip()}")
+            elif "<failure>" in line and params:
+                failed.append(params)
+            elif line.startswith("java.lang.IllegalStateException: ") and params in failed:
+                warn(f"{params} failed: {line.split(': ', 1)[1].strip()} (all of it is in {log})")
+        code = proc.wait()
+    if code != 0:
+        warn(f"JMH exited with code {code}; the points it finished are kept, and the summary is marked PARTIAL")
+        failed.append("jmh-exit")
+    return failed
+
+
+def _rows(result: Path, cat, kit: dict[str, str], chosen: list[str], ns: tuple[int, ...], failed: list[str]):
+    measured = {}
+    if result.exists():
+        for b in json.loads(result.read_text()):
+            p, m = b["params"], b["primaryMetric"]
+            measured[(p["impl"], int(p["consumers"]))] = m
+    rows = []
+    for impl in chosen:
+        for n in ns:
+            m = measured.get((impl, n))
+            kind = "JDK" if impl in JDK else "JCTools" if impl in JCTOOLS else "kit" if impl in kit else "buggy"
+            row = {"impl": impl, "kind": kind, "handoff": kit.get(impl, ""), "consumers": n,
+                   "status": "ok" if m else "failed", "items_per_us": None, "error_99": None,
+                   "samples": None}
+            if m:
+                raw = [x for fork in m["rawData"] for x in fork]
+                row.update(items_per_us=m["score"], samples=len(raw),
+                           error_99=m["scoreError"] if m["scoreError"] == m["scoreError"] else None,
+                           min=min(raw), max=max(raw))
+            rows.append(row)
+    return rows
+
+
+def summarize(rows: list[dict], partial: bool = False):
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    base = df[df["impl"] == BASELINE].set_index("consumers")["items_per_us"]
+    df["ratio_to_abq"] = df.apply(lambda r: r["items_per_us"] / base.get(r["consumers"])
+                                  if pd.notna(r["items_per_us"]) and pd.notna(base.get(r["consumers"])) else None, axis=1)
+    df["partial"] = partial
+    df.to_csv(OUT / "results.csv", index=False)
+    ns = sorted(int(n) for n in df["consumers"].unique())
+    lines = [f"Items handed over per µs (JMH throughput; min–max of the measured iterations), and in brackets "
+             f"the ratio to {BASELINE} at the same number of workers, measured in the same run. "
+             f"{os.cpu_count()} cores.", "",
+             "| handoff | from | " + " | ".join(f"{n} worker{'s' * (n > 1)}" for n in ns) + " |",
+             "|---|---|" + "---|" * len(ns)]
+    for impl, d in df.groupby("impl", sort=False):
+        cells = []
+        for n in ns:
+            r = d[d["consumers"] == n].iloc[0]
+            cells.append("failed" if r["status"] != "ok" else
+                         f"{r['items_per_us']:.3g} ({r['min']:.3g}–{r['max']:.3g}) [×{r['ratio_to_abq']:.2f}]"
+                         if pd.notna(r["ratio_to_abq"]) else f"{r['items_per_us']:.3g}")
+        name = f"{r['handoff']} (`{impl}`)" if r["handoff"] else f"`{impl}`"
+        lines.append(f"| {name} | {r['kind']} | " + " | ".join(cells) + " |")
+    if partial:
+        lines.insert(0, "**PARTIAL: some points failed or JMH stopped early; these are the points it finished.**\n")
+    (OUT / "summary.md").write_text("\n".join(lines) + "\n")
+    info("\n".join(lines))
+    return df
+
+
+def plot(df) -> None:
+    from handofflab.bench import pyplot, save
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    for impl, d in df[df["status"] == "ok"].groupby("impl", sort=False):
+        d = d.sort_values("consumers")
+        style = {"kit": "-", "JDK": "--", "JCTools": ":", "buggy": "-."}[d["kind"].iloc[0]]
+        label = d["handoff"].iloc[0] or impl
+        axes[0].plot(d["consumers"], d["items_per_us"], style, marker="o", label=label)
+        axes[1].plot(d["consumers"], d["ratio_to_abq"], style, marker="o", label=label)
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("items handed over per µs (log)")
+    axes[1].set_yscale("log")
+    axes[1].axhline(1.0, color="black", linewidth=0.8)
+    axes[1].set_ylabel(f"ratio to {BASELINE}, same run (log)")
+    ns = sorted(int(n) for n in df["consumers"].unique())
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ns, [str(n) for n in ns])
+        ax.set_xlabel("worker threads (one acceptor)")
+    axes[0].set_title(f"Throughput, {os.cpu_count()} cores (solid: the kit; dashed: JDK; dotted: JCTools)", fontsize=9)
+    axes[1].set_title("Relative to ArrayBlockingQueue", fontsize=9)
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    save(fig, OUT / "throughput.png")

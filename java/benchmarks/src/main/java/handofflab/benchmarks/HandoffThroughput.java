@@ -1,0 +1,224 @@
+package handofflab.benchmarks;
+
+import handofflab.handoffs.Handoff;
+import handofflab.handoffs.Handoffs;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.jctools.queues.MpmcArrayQueue;
+import org.jctools.queues.SpmcArrayQueue;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+/**
+ * One acceptor, N workers: how many items per microsecond a handoff moves, the kit's
+ * designs beside what a Java programmer would pick instead (the JDK's blocking queues
+ * and JCTools' array queues). {@code ./lab bench handoffs} runs it and sets each
+ * result against ArrayBlockingQueue at the same N, measured in the same run.
+ *
+ * <p>Why batches and not JMH's asymmetric thread groups: a group's taker would block
+ * forever in take() when JMH stops the putter at the end of an iteration. Here the
+ * benchmark thread is the acceptor; it puts a batch of {@link #BATCH} items and waits
+ * until the workers (our own threads, started once per trial) have taken them all, so
+ * every measured item crossed the handoff. Every item is an id; at the end of the
+ * trial the workers' counts and id sums must match what was put — a benchmark that
+ * loses or duplicates an item fails instead of reporting a number.
+ *
+ * <p>Capacities are equal where the design has one (1024 slots; the PHT's table is
+ * the prime 1031); at most {@link #BATCH} items are ever in flight, so the unbounded
+ * queues hold no more than the bounded ones. JCTools' queues do not block: they are
+ * wrapped with spin, then yield, then a 10 µs park, which is how such queues are used
+ * in practice and costs CPU that a monitor's wait does not.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class HandoffThroughput {
+    static final int BATCH = 1000;
+    static final int CAPACITY = 1024;
+    static final int PHT_SLOTS = 1031;  // prime, so double hashing visits every slot
+    private static final Integer STOP = Integer.MIN_VALUE;  // a box of its own: compared by identity
+
+    /** The JDK's and JCTools' queues, then the kit's handoffs (names from specs/catalog.toml). */
+    @Param({"ArrayBlockingQueue", "LinkedBlockingQueue", "LinkedTransferQueue", "SynchronousQueue",
+            "SpmcArrayQueue", "MpmcArrayQueue", "MonitorBuffer", "TwoLockQueue", "ParallelHashTable", "PipeHandoff"})
+    public String impl;
+
+    @Param({"1", "2", "4"})
+    public int consumers;
+
+    private Handoff<Integer> handoff;
+    private final Integer[] ids = new Integer[BATCH];
+    private final AtomicLong taken = new AtomicLong();
+    private volatile long target;
+    private volatile Thread acceptor;
+    private final List<Worker> workers = new ArrayList<>();
+    private long put, putSum;
+
+    private static final class Worker extends Thread {
+        final HandoffThroughput b;
+        long count, sum;
+        volatile Throwable failure;
+
+        Worker(HandoffThroughput b, int i) {
+            super("worker-" + i);
+            this.b = b;
+            setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            try {
+                for (Integer id = b.handoff.take(); id != STOP; id = b.handoff.take()) {
+                    count++;
+                    sum += id;
+                    if (b.taken.incrementAndGet() == b.target) {
+                        LockSupport.unpark(b.acceptor);
+                    }
+                }
+            } catch (Throwable t) {
+                failure = t;
+                LockSupport.unpark(b.acceptor);
+            }
+        }
+    }
+
+    @Setup(Level.Trial)
+    public void start() {
+        handoff = create(impl, consumers);
+        for (int i = 0; i < BATCH; i++) {
+            ids[i] = i + 1;  // never STOP's value, so never STOP's box
+        }
+        for (int i = 0; i < consumers; i++) {
+            Worker w = new Worker(this, i);
+            workers.add(w);
+            w.start();
+        }
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public void handOffBatch() throws InterruptedException {
+        acceptor = Thread.currentThread();
+        long goal = target + BATCH;
+        target = goal;  // before the first put: a worker that takes the last id sees it
+        for (Integer id : ids) {
+            handoff.put(id);
+        }
+        put += BATCH;
+        putSum += (long) BATCH * (BATCH + 1) / 2;
+        long seen = taken.get(), idle = 0;
+        while (seen < goal) {
+            LockSupport.parkNanos(this, 100_000_000L);  // woken by the worker that takes the last id
+            for (Worker w : workers) {
+                if (w.failure != null) {
+                    throw new IllegalStateException(w.getName() + " failed", w.failure);
+                }
+            }
+            long now = taken.get();
+            idle = now == seen ? idle + 1 : 0;
+            if (idle == 50) {  // 5 s without one take: lost ids or a deadlock, not a slow run
+                throw new IllegalStateException(impl + " lost ids or deadlocked: " + (goal - now) + " of this batch not taken after 5 s");
+            }
+            seen = now;
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() throws InterruptedException {
+        for (int i = 0; i < consumers; i++) {
+            handoff.put(STOP);
+        }
+        long count = 0, sum = 0;
+        for (Worker w : workers) {
+            w.join(10_000);
+            if (w.isAlive()) {
+                throw new IllegalStateException(impl + ": " + w.getName() + " did not stop");
+            }
+            count += w.count;
+            sum += w.sum;
+        }
+        if (count != put || sum != putSum) {
+            throw new IllegalStateException(impl + " is not exactly once: put " + put + " ids (sum " + putSum
+                    + "), taken " + count + " (sum " + sum + ")");
+        }
+    }
+
+    /** A handoff by name: a baseline queue, or a kit handoff sized for {@code consumers} workers. */
+    static Handoff<Integer> create(String impl, int consumers) {
+        switch (impl) {
+            case "ArrayBlockingQueue": return blocking(new ArrayBlockingQueue<>(CAPACITY));
+            case "LinkedBlockingQueue": return blocking(new LinkedBlockingQueue<>(CAPACITY));
+            case "LinkedTransferQueue": return blocking(new LinkedTransferQueue<>());
+            case "SynchronousQueue": return blocking(new SynchronousQueue<>());
+            case "SpmcArrayQueue": return spinning(new SpmcArrayQueue<>(CAPACITY));
+            case "MpmcArrayQueue": return spinning(new MpmcArrayQueue<>(CAPACITY));
+            case "ParallelHashTable": return Handoffs.create(impl, PHT_SLOTS);
+            default:
+                if (impl.startsWith("Pipe") || impl.startsWith("Mailbox")) {
+                    return Handoffs.create(impl, consumers);  // one channel per worker
+                }
+                return Handoffs.create(impl, impl.endsWith("Pht") ? PHT_SLOTS : CAPACITY);
+        }
+    }
+
+    private static Handoff<Integer> blocking(BlockingQueue<Integer> q) {
+        return new Handoff<Integer>() {
+            @Override
+            public void put(Integer item) throws InterruptedException {
+                q.put(item);
+            }
+
+            @Override
+            public Integer take() throws InterruptedException {
+                return q.take();
+            }
+        };
+    }
+
+    private static Handoff<Integer> spinning(java.util.Queue<Integer> q) {
+        return new Handoff<Integer>() {
+            @Override
+            public void put(Integer item) {
+                for (int n = 0; !q.offer(item); n++) {
+                    backOff(n);
+                }
+            }
+
+            @Override
+            public Integer take() {
+                Integer item;
+                for (int n = 0; (item = q.poll()) == null; n++) {
+                    backOff(n);
+                }
+                return item;
+            }
+        };
+    }
+
+    private static void backOff(int n) {
+        if (n < 100) {
+            Thread.onSpinWait();
+        } else if (n < 200) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(10_000);
+        }
+    }
+}
