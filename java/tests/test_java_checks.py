@@ -1,10 +1,11 @@
 """The Java layer's checkers: each correct class passes, each buggy class is
 caught by the checker the catalog names, and JPF's absence is a visible skip."""
 import os
+import re
 
 import pytest
 
-from handofflab import catalog, javacheck
+from handofflab import catalog, javacheck, paths
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +58,32 @@ def test_jpf_gives_every_catalogued_verdict():
     for v in catalog.load().variants.values():
         if v.java and "jpf" in v.expect:
             assert javacheck.run_checker("jpf", v.java)["verdict"] == v.expected("jpf"), v.name
+
+
+def _cited_lines(lane):
+    """(action, file, line) for every step that names a source line: `code  (File.java:N)`."""
+    for step in lane.steps:
+        m = re.fullmatch(r"(.*?)\s+\((\w+\.java):(\d+)\)", step.action)
+        if m:
+            yield m[1].strip(), m[2], int(m[3])
+
+
+@pytest.mark.parametrize("recorded", sorted((paths.BOOK / "recorded").glob("*.json")), ids=lambda p: p.stem)
+def test_a_recorded_trace_still_matches_the_source_it_cites(recorded):
+    # The book keeps JPF's NotifyBuffer trace from a real run (CI has no JPF). If a cited line moves
+    # or changes, this fails: record it again with JPF_HOME=... ./lab check java NotifyBuffer --jpf.
+    lane = javacheck.Swimlane.from_json(recorded.read_text())
+    assert lane.verdict != "pass" and "Recorded from a real run" in lane.note
+    cited = list(_cited_lines(lane))
+    assert len(cited) == len(lane.steps) > 5
+    sources = {p.name: p for p in paths.JAVA.rglob("*.java") if "target" not in p.parts}
+    for code, file, line in cited:
+        assert sources[file].read_text().splitlines()[line - 1].strip() == code, f"{file}:{line} no longer reads {code!r}"
+
+
+@pytest.mark.skipif(not os.environ.get("JPF_HOME"), reason="needs JPF_HOME (a jpf-core build); see ./lab doctor")
+def test_a_fresh_jpf_run_draws_the_recorded_trace():
+    recorded = javacheck.Swimlane.from_json((paths.BOOK / "recorded" / "NotifyBuffer.jpf.json").read_text())
+    assert javacheck.run_checker("jpf", "NotifyBuffer")["verdict"] == recorded.verdict
+    fresh = javacheck.Swimlane.from_json((javacheck.OUT / "NotifyBuffer.jpf.json").read_text())
+    assert [(s.thread, s.action) for s in fresh.steps] == [(s.thread, s.action) for s in recorded.steps]
