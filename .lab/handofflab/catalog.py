@@ -20,6 +20,7 @@ class Handoff:
     spec: str
     java: str
     summary: str
+    stress_seconds: float = 0.0  # at least this long per stress run, where a design's races are rare
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         raise LabError(f"{path}: not valid TOML: {e}", "fix the line it names")
     handoffs = {}
     for h in data.get("handoff", []):
-        handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""))
+        handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
+                                     float(h.get("stress_seconds", 0)))
     variants = {}
     for v in data.get("variant", []):
         where = f"{path.name}: variant '{v.get('name', '?')}'"
