@@ -41,11 +41,13 @@ public final class TwoLockQueue<T> implements Handoff<T> {
             tail = node;
         }
         synchronized (headLock) {
-            // Only workers wait on headLock, all for the same thing, so notify()
-            // should be enough here (unlike the shared buffer). JPF's java-17
-            // branch nevertheless reports a deadlock with notify() when one put
-            // follows another in the same transition; notifyAll() is safe under
-            // every checker, and costs little with few waiting workers.
+            // Only workers wait on headLock, all for the same thing, and each put adds
+            // one item, so notify() would be enough here (unlike the shared buffer:
+            // stress and Lincheck pass it). JPF's java-17 branch reports a deadlock with
+            // notify(). Reading its source: with two or more waiters, ElementInfo.notifies takes the next
+            // choice of the current scheduling choice generator, which may be a thread
+            // that is not waiting, and that notification is lost (a false positive of
+            // JPF). notifyAll() is right under every checker and cheap with few workers.
             headLock.notifyAll();
         }
     }
