@@ -8,6 +8,7 @@ run of submitted code goes through `sandbox.run`."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -22,8 +23,27 @@ from handofflab import javabuild, javacheck, paths, sandbox
 from handofflab.console import LabError
 
 COMPILE_SECONDS = 60
-TEST_SECONDS = 90
+TEST_SECONDS = 45               # one JVM of tests or of a checker; a correct submission needs about 15
+JUNIT_TIMEOUT = "5 s"           # per public test, enforced from another thread: a spin ignores interrupts
 STRESS_SECONDS = 3.0
+# Every JVM that runs submitted code: a heap the machine can afford, no perf-data file in the
+# (read-only) /tmp, and temporary files in the submission's own folder.
+JVM_OPTIONS = "-Xmx1g -XX:-UsePerfData -Djava.io.tmpdir={work}/jvm-tmp"
+
+
+class _Jail:
+    """Where one grading's sandboxed runs may write (`work`), and what they must not read."""
+
+    def __init__(self, work: Path, hide: tuple[Path, ...]):
+        self.work, self.hide = work, hide
+        (work / "jvm-tmp").mkdir(exist_ok=True)
+        self.env = {**os.environ, "JAVA_TOOL_OPTIONS": JVM_OPTIONS.format(work=work)}
+
+    def run(self, cmd: list[str], timeout: float) -> sandbox.Run:
+        sandbox.prepare(self.work)
+        r = sandbox.run(cmd, timeout, env=self.env, work=self.work, hide=self.hide)
+        r.output = "\n".join(l for l in r.output.splitlines() if not l.startswith("Picked up JAVA_TOOL_OPTIONS"))
+        return r
 
 
 @dataclass
@@ -130,7 +150,10 @@ def _find_source(work: Path, rubric: dict) -> tuple[Path | None, str]:
 
 # -- grading ----------------------------------------------------------------------
 
-def grade(lab: str, submission: Path, out_dir: Path | None = None) -> Grade:
+def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = ()) -> Grade:
+    """Grades one submission. Its code sees neither the hidden tests (grading/), nor other
+    grading results, nor where it came from, nor anything in `hide` (grade-batch: the other
+    submissions)."""
     rubric = load_rubric(lab)
     submission = submission.resolve()
     if not submission.exists():
@@ -144,14 +167,16 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None) -> Grade:
         work.mkdir()
         refused = unpack(submission, work)
         source, problem = _find_source(work, rubric)
+        jail = _Jail(Path(tmp), (paths.ROOT / "grading", paths.RESULTS, submission if submission.is_dir()
+                                 else submission.parent, *hide))
         if source and not problem:
-            problem = _compile(source, Path(tmp) / "classes")
+            problem = _compile(source, Path(tmp) / "classes", jail)
         if problem:
             g.problem = problem + (f"\n\nIgnored: {', '.join(refused)}" if refused else "")
             for t in g.tests:
                 t.output = "Not run: the submission could not be built (see above)."
         else:
-            _run_tests(rubric, g, Path(tmp))
+            _run_tests(rubric, g, Path(tmp), jail)
     g.seconds = time.monotonic() - start
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "results.json").write_text(json.dumps(g.results_json(), indent=2))
@@ -159,10 +184,10 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None) -> Grade:
     return g
 
 
-def _compile(source: Path, classes: Path) -> str:
+def _compile(source: Path, classes: Path, jail: _Jail) -> str:
     classes.mkdir()
-    run = sandbox.run(["javac", "--release", "11", "-Xlint:none", "-cp", str(javabuild.handoffs_jar()),
-                       "-d", str(classes), str(source)], timeout=COMPILE_SECONDS)
+    run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", str(javabuild.handoffs_jar()),
+                    "-d", str(classes), str(source)], timeout=COMPILE_SECONDS)
     if run.timed_out:
         return f"Compiling took longer than {COMPILE_SECONDS} s."
     if run.returncode != 0:
@@ -170,38 +195,40 @@ def _compile(source: Path, classes: Path) -> str:
     return ""
 
 
-def _run_tests(rubric: dict, g: Grade, tmp: Path) -> None:
+def _run_tests(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     classes = tmp / "classes"
     junit = [t for t in rubric["test"] if t["kind"] == "junit"]
-    junit_results = _run_junit(rubric, classes, tmp) if junit else {}
+    junit_results = _run_junit(rubric, classes, tmp, jail) if junit else {}
     for spec, result in zip(rubric["test"], g.tests):
         if spec["kind"] == "junit":
             ok, output = junit_results.get(spec["method"], (False, "The test did not run."))
             result.score = result.max_score if ok else 0.0
             result.output = output
         elif spec["kind"] == "checker":
-            _run_checker(spec["checker"], rubric["class"], classes, tmp, result)
+            _run_checker(spec["checker"], rubric["class"], classes, tmp, result, jail)
         else:
             raise LabError(f"labs/{rubric['lab']}/rubric.toml: unknown test kind '{spec['kind']}'",
                            "kinds are junit and checker")
 
 
-def _run_junit(rubric: dict, classes: Path, tmp: Path) -> dict[str, tuple[bool, str]]:
+def _run_junit(rubric: dict, classes: Path, tmp: Path, jail: _Jail) -> dict[str, tuple[bool, str]]:
     """Compile the lab's public tests against the submission and run them
     with JUnit's console launcher; read its XML report."""
     tests_src = sorted((paths.LABS / rubric["lab"] / "public").glob("*.java"))
     cp = javabuild.classpath("checks")
     test_classes = tmp / "test-classes"
     test_classes.mkdir()
-    build = sandbox.run(["javac", "-Xlint:none", "-cp", f"{classes}:{cp}", "-d", str(test_classes),
+    build = jail.run(["javac", "-Xlint:none", "-proc:none", "-cp", f"{classes}:{cp}", "-d", str(test_classes),
                          *map(str, tests_src)], timeout=COMPILE_SECONDS)
     if build.returncode != 0:
         msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
               + build.output + "\n```"
         return {t["method"]: (False, msg) for t in rubric["test"] if t["kind"] == "junit"}
     reports = tmp / "junit-reports"
-    run = sandbox.run(["java", "-cp", f"{test_classes}:{classes}:{cp}", "org.junit.platform.console.ConsoleLauncher",
+    run = jail.run(["java", "-cp", f"{test_classes}:{classes}:{cp}", "org.junit.platform.console.ConsoleLauncher",
                        "execute", "--disable-banner", "--details=none", "--scan-class-path", str(test_classes),
+                       f"--config=junit.jupiter.execution.timeout.default={JUNIT_TIMEOUT}",
+                       "--config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD",
                        "--reports-dir", str(reports)], timeout=TEST_SECONDS)
     results = {}
     for report in reports.glob("*.xml"):
@@ -214,19 +241,28 @@ def _run_junit(rubric: dict, classes: Path, tmp: Path) -> dict[str, tuple[bool, 
                 results[method] = (True, "Passed.")
             else:
                 results[method] = (False, "Failed: " + (failure.get("message") or failure.text or "")[:2000])
-    if run.timed_out:
-        for t in rubric["test"]:
-            if t["kind"] == "junit" and t["method"] not in results:
-                results[t["method"]] = (False, f"Timed out after {TEST_SECONDS} s: a thread probably waits for ever.")
+    for t in rubric["test"]:
+        if t["kind"] == "junit" and t["method"] not in results:
+            results[t["method"]] = (False, (f"Timed out after {TEST_SECONDS} s: a thread probably waits for ever."
+                                            if run.timed_out else _ended_early("the public tests", run)))
     return results
 
 
-def _run_checker(checker: str, cls: str, classes: Path, tmp: Path, result: TestResult) -> None:
+def _ended_early(what: str, run: sandbox.Run) -> str:
+    return (f"Not graded: {what} ended (exit code {run.returncode}) before reporting. Did your code call "
+            "`System.exit` or `Runtime.halt`, or run out of memory? The last output was:\n\n```text\n"
+            + run.output[-2000:] + "\n```")
+
+
+def _run_checker(checker: str, cls: str, classes: Path, tmp: Path, result: TestResult, jail: _Jail) -> None:
     out = tmp / f"{checker}.json"
-    run = sandbox.run(javacheck.checker_command(checker, cls, out, STRESS_SECONDS, str(classes)), timeout=TEST_SECONDS)
-    if run.timed_out or not out.exists():
-        why = f"timed out after {TEST_SECONDS} s" if run.timed_out else f"ended with exit code {run.returncode}"
-        result.output = f"The {checker} check {why} without a verdict.\n\n```text\n{run.output[-3000:]}\n```"
+    run = jail.run(javacheck.checker_command(checker, cls, out, STRESS_SECONDS, str(classes)), timeout=TEST_SECONDS)
+    if run.timed_out:
+        result.output = (f"Not graded: the {checker} check ran past {TEST_SECONDS} s without a verdict (a thread that "
+                         f"never returns, or a class that never finishes loading?).\n\n```text\n{run.output[-3000:]}\n```")
+        return
+    if not out.exists():
+        result.output = _ended_early(f"the {checker} check", run)
         return
     verdict = json.loads(out.read_text())
     if verdict["verdict"] == "pass":
@@ -235,7 +271,7 @@ def _run_checker(checker: str, cls: str, classes: Path, tmp: Path, result: TestR
         return
     result.output = _explain(verdict)
     lane = javacheck.swimlane(verdict)
-    if lane:
+    if lane and lane.steps:  # a class that never loaded has no schedule to draw
         lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
         result.swimlane_md = lane.markdown()
 
@@ -243,9 +279,10 @@ def _run_checker(checker: str, cls: str, classes: Path, tmp: Path, result: TestR
 def _explain(verdict: dict) -> str:
     v = verdict["verdict"]
     if v == "deadlock":
-        return ("Failed: every thread ended up waiting and nobody will ever wake them — a **lost wake-up**. "
-                "The acceptor and the workers wait in the same wait set for different reasons; ask yourself "
-                "whom each `notify()` can wake. (Hint 2 in the handout.)")
+        return ("Failed: the threads hang — none of them can ever finish. Either they all wait and nobody "
+                "will wake them (a **lost wake-up**: the acceptor and the workers wait in the same wait set for "
+                "different reasons; ask yourself whom each `notify()` can wake — hint 2 in the handout), or a "
+                "thread is caught in a loop that never ends.")
     if v.startswith("violation:NoInvented"):
         return ("Failed: a worker took a connection that was never accepted (null). A woken thread went on "
                 "without checking its condition again. (Hint 1 in the handout.)")

@@ -113,7 +113,7 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
     checkers = ["lincheck", "stress"] + (["jpf"] if jpf else [])
     for v in chosen:
         for checker in checkers:
-            if v.expected(checker) is None:
+            if v.expected(checker) is None and checker != "jpf":  # JPF may be left unclaimed, with a reason
                 raise LabError(f"specs/catalog.toml: {v.name} has no expected result for {checker}",
                                f"add `{checker} = \"...\"` under its [variant.expect]")
     outcomes = []
@@ -122,6 +122,10 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
         for v in chosen:
             for checker in checkers:
                 expected = v.expected(checker)
+                if expected is None:
+                    skip(f"jpf on {v.java}: the catalog claims no JPF verdict (its comment in specs/catalog.toml says why)")
+                    bar.advance(task)
+                    continue
                 bar.update(task, description=f"{checker} {v.java}")
                 # One checker at a time: a stress run needs every core to itself, and two Lincheck
                 # JVMs side by side were no faster on 2 cores (each already keeps both busy).

@@ -35,8 +35,9 @@ public final class Main {
         if (!Handoffs.NAMES.contains(subject) && !subject.contains(".")) {
             usage("unknown handoff class '" + subject + "'; known: " + Handoffs.NAMES);
         }
-        Verdict v;
-        switch (checker) {
+        Verdict v = subject.contains(".") ? initialize(checker, subject) : null;
+        switch (v != null ? "done" : checker) {
+            case "done": break;
             case "lincheck": v = LincheckCheck.run(subject); break;
             case "stress": v = StressCheck.run(subject, seconds); break;
             case "jpf": v = JpfCheck.run(subject); break;
@@ -50,6 +51,34 @@ public final class Main {
             System.out.println(v.toJson());
         }
         System.exit(0);  // stuck checker threads (a deadlocked handoff) must not keep the JVM alive
+    }
+
+    /**
+     * Loads and initializes a submitted class first, on its own thread and for at most 10 s,
+     * so that a static initializer that never returns, or throws, is a verdict of its own
+     * instead of a checker hung until the grader's time limit.
+     */
+    private static Verdict initialize(String checker, String subject) throws InterruptedException {
+        Throwable[] failure = new Throwable[1];
+        Thread loader = new Thread(() -> {
+            try {
+                Class.forName(subject, true, Main.class.getClassLoader());
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        }, "initializer");
+        loader.setDaemon(true);
+        loader.start();
+        loader.join(10_000);
+        if (!loader.isAlive() && failure[0] == null) {
+            return null;
+        }
+        Verdict v = new Verdict(checker, subject);
+        v.verdict = "error:Initializer";
+        Throwable cause = failure[0] != null && failure[0].getCause() != null ? failure[0].getCause() : failure[0];
+        v.detail = loader.isAlive() ? "loading " + subject + " did not finish within 10 s: its static initializer never returns"
+                : "loading " + subject + " failed: " + cause;
+        return v;
     }
 
     private static void usage(String problem) throws IOException {
