@@ -222,6 +222,26 @@ def grade(lab, submission, out_dir):
     console.print(f"\n[bold]{g.score:g} / {g.max_score:g}[/] — results.json and report.md in {where}")
 
 
+@cli.command("grade-batch")
+@click.argument("lab")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write the gradebook and reports")
+@click.option("--jobs", type=click.IntRange(1, 64), help="submissions graded at once (default: cores, at most 4)")
+def grade_batch(lab, folder, out_dir, jobs):
+    """Grade every subfolder or .zip in FOLDER for LAB, in parallel; writes gradebook.csv and one
+    results.json + report.md per submission."""
+    from handofflab import grader
+    grader.grade_batch(lab, folder, out_dir, jobs)
+
+
+@cli.command("export-gradescope")
+@click.argument("lab")
+def export_gradescope(lab):
+    """Write an autograder zip (setup.sh, run_autograder and the kit) that runs this grader on Gradescope."""
+    from handofflab import gradescope
+    gradescope.export(lab)
+
+
 def main():
     try:
         cli(standalone_mode=False)

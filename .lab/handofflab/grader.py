@@ -290,3 +290,65 @@ def _explain(verdict: dict) -> str:
         return ("Failed: Lincheck found an interleaving whose results no sequential buffer can give — here a "
                 "worker got a connection nobody put. Read the interleaving below from top to bottom. (Hint 1.)")
     return f"Failed: {v} — {verdict.get('detail', '')}"
+
+
+# -- many submissions -------------------------------------------------------------
+
+def submissions_in(folder: Path) -> list[Path]:
+    """Each subfolder or .zip of `folder` is one submission (hidden files and others ignored)."""
+    if not folder.is_dir():
+        raise LabError(f"{folder} is not a folder of submissions", "pass a folder holding one subfolder or .zip per student")
+    found = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and not p.is_symlink()
+                   and (p.is_dir() or p.suffix == ".zip"))
+    if not found:
+        raise LabError(f"{folder} holds no submissions", "put one subfolder or .zip per student in it")
+    return found
+
+
+def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int | None = None) -> Path:
+    """Grades every submission in `folder`, `jobs` at a time, each hidden from the others;
+    writes out_dir/NAME/{results.json,report.md} and out_dir/gradebook.csv. A submission that
+    breaks the grader itself is a row with its error, never the end of the batch."""
+    import concurrent.futures
+    import csv
+
+    from handofflab.console import ok, progress, warn
+
+    rubric = load_rubric(lab)
+    folder = folder.resolve()
+    subs = submissions_in(folder)
+    out_dir = (out_dir or paths.RESULTS / "grading" / lab / f"batch-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or max(1, min(4, (os.cpu_count() or 2)))
+    names = [t["name"] for t in rubric["test"]]
+    rows, start = [], time.monotonic()
+
+    def one(sub: Path) -> dict:
+        row = {"submission": sub.name}
+        try:
+            g = grade(lab, sub, out_dir / sub.stem, hide=(folder,))
+            row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1), problem=g.problem[:200])
+            row.update({n: t.score for n, t in zip(names, g.tests)})
+        except Exception as e:  # the grader's own failure: recorded, and the batch goes on
+            row.update(score="", max_score=sum(t["points"] for t in rubric["test"]), seconds="",
+                       problem=f"GRADER ERROR: {type(e).__name__}: {e}"[:200])
+        return row
+
+    with progress() as bar, concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        task = bar.add_task(f"grading {len(subs)} submissions of {lab}, {jobs} at a time", total=len(subs))
+        for row in pool.map(one, subs):
+            rows.append(row)
+            bar.update(task, description=f"{row['submission']}: {row['score']} / {row['max_score']}", advance=1)
+    gradebook = out_dir / "gradebook.csv"
+    with gradebook.open("w", newline="") as f:
+        w = csv.DictWriter(f, ["submission", "score", "max_score", *names, "seconds", "problem"])
+        w.writeheader()
+        w.writerows(rows)
+    errors = [r for r in rows if str(r["problem"]).startswith("GRADER ERROR")]
+    if errors:
+        warn(f"{len(errors)} submission(s) could not be graded: see the problem column")
+    secs = sorted(r["seconds"] for r in rows if r["seconds"] != "")
+    if secs:
+        ok(f"{len(rows)} graded in {time.monotonic() - start:.0f} s ({jobs} at a time; per submission: median "
+           f"{secs[len(secs) // 2]:.0f} s, worst {secs[-1]:.0f} s) — gradebook: {gradebook}")
+    return gradebook

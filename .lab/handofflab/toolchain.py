@@ -182,4 +182,9 @@ def doctor() -> list[ToolStatus]:
     jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
     rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,
                            JPF_HOWTO if not jpf_ok else ""))
+    from handofflab import sandbox
+    full = sandbox.ISOLATION == "full"
+    rows.append(ToolStatus("grader sandbox", "network, file and user isolation of submissions",
+                           "namespaces + nobody" if full else None, True,
+                           "" if full else f"limits only — {sandbox.ISOLATION}"))
     return rows

@@ -1,0 +1,87 @@
+"""grade-batch and export-gradescope: a folder of submissions becomes a gradebook with the same
+marks `./lab grade` gives one by one, and the Gradescope zip runs this same grader."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from handofflab import grader, gradescope, paths
+from handofflab.console import LabError
+
+SAMPLES = Path(__file__).parent / "submissions" / "buffer"
+
+
+@pytest.fixture(scope="module")
+def gradebook(tmp_path_factory):
+    subs = tmp_path_factory.mktemp("subs")
+    for name in ("correct", "notify_only", "does_not_compile"):
+        shutil.copytree(SAMPLES / name, subs / name)
+    with zipfile.ZipFile(subs / "zipped.zip", "w") as z:
+        z.write(SAMPLES / "correct" / "StudentBuffer.java", "StudentBuffer.java")
+    (subs / "notes.txt").write_text("not a submission")
+    out = tmp_path_factory.mktemp("batch")
+    path = grader.grade_batch("buffer", subs, out, jobs=2)
+    return out, {r["submission"]: r for r in csv.DictReader(path.open())}
+
+
+def test_every_submission_gets_the_marks_it_gets_alone(gradebook):
+    _, rows = gradebook
+    assert {k: float(r["score"]) for k, r in rows.items()} == \
+        {"correct": 10, "notify_only": 7, "does_not_compile": 0, "zipped.zip": 10}
+    stress = "hidden: stress under a watchdog (two workers, one slot, no lost wake-up)"
+    assert rows["notify_only"][stress] == "0.0" and "does not compile" in rows["does_not_compile"]["problem"]
+
+
+def test_each_submission_has_its_results_json_and_report(gradebook):
+    out, _ = gradebook
+    for stem in ("correct", "notify_only", "does_not_compile", "zipped"):
+        results = json.loads((out / stem / "results.json").read_text())
+        assert {"score", "max_score", "tests"} <= results.keys() and (out / stem / "report.md").exists()
+
+
+def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatch):
+    subs = tmp_path / "subs"
+    for name in ("a", "b"):
+        (subs / name).mkdir(parents=True)
+    real = grader.grade
+    monkeypatch.setattr(grader, "grade", lambda lab, sub, out, hide=(): (_ for _ in ()).throw(OSError("disk full"))
+                        if sub.name == "a" else real(lab, SAMPLES / "wrong_package", out, hide))
+    rows = list(csv.DictReader(grader.grade_batch("buffer", subs, tmp_path / "out", jobs=1).open()))
+    assert rows[0]["problem"] == "GRADER ERROR: OSError: disk full" and rows[1]["score"] == "0.0"
+    assert "package handofflab.labs.buffer;" in rows[1]["problem"]
+
+
+def test_bad_batch_input_is_named(tmp_path):
+    with pytest.raises(LabError, match="holds no submissions"):
+        grader.grade_batch("buffer", tmp_path)
+    with pytest.raises(LabError, match="is not a folder"):
+        grader.grade_batch("buffer", tmp_path / "missing")
+    with pytest.raises(LabError, match="no lab called"):
+        grader.grade_batch("nosuchlab", tmp_path)
+
+
+def test_the_gradescope_zip_runs_this_grader(tmp_path):
+    z = gradescope.export("buffer")
+    with zipfile.ZipFile(z) as f:
+        names = set(f.namelist())
+        assert {"setup.sh", "run_autograder", "kit/lab", "kit/labs/buffer/rubric.toml"} <= names
+        assert not any(n.startswith(("kit/.venv", "kit/results", "kit/java/handoffs/target")) for n in names)
+        for script in ("setup.sh", "run_autograder"):
+            assert (f.getinfo(script).external_attr >> 16) & 0o111, f"{script} is not executable"
+        f.extractall(tmp_path / "source")
+    for script in ("setup.sh", "run_autograder"):
+        assert subprocess.run(["bash", "-n", str(tmp_path / "source" / script)]).returncode == 0
+    # Gradescope's layout, in a temporary root, with this checkout's (already built) kit; a
+    # submission that fails fast (the full grading is tested above) shows the wiring:
+    shutil.copytree(SAMPLES / "wrong_package", tmp_path / "submission")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(tmp_path), "HANDOFFLAB_KIT": str(paths.ROOT)}
+    run = subprocess.run(["bash", str(tmp_path / "source" / "run_autograder")], env=env, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    results = json.loads((tmp_path / "results" / "results.json").read_text())
+    assert results["score"] == 0 and results["max_score"] == 10 and "package handofflab.labs.buffer;" in results["output"]
