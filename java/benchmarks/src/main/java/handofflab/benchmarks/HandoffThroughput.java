@@ -53,7 +53,7 @@ public class HandoffThroughput {
     static final int BATCH = 1000;
     static final int CAPACITY = 1024;
     static final int PHT_SLOTS = 1031;  // prime, so double hashing visits every slot
-    private static final Integer STOP = Integer.MIN_VALUE;  // a box of its own: compared by identity
+    private static final int STOP = 0;  // the id that tells a worker to stop: never one of the batch's 1..BATCH
 
     /** The JDK's and JCTools' queues, then the kit's handoffs (names from specs/catalog.toml). */
     @Param({"ArrayBlockingQueue", "LinkedBlockingQueue", "LinkedTransferQueue", "SynchronousQueue",
@@ -85,7 +85,11 @@ public class HandoffThroughput {
         @Override
         public void run() {
             try {
-                for (Integer id = b.handoff.take(); id != STOP; id = b.handoff.take()) {
+                while (true) {
+                    int id = b.handoff.take();  // compared by value: see the note on STOP
+                    if (id == STOP) {
+                        return;
+                    }
                     count++;
                     sum += id;
                     if (b.taken.incrementAndGet() == b.target) {
@@ -103,7 +107,7 @@ public class HandoffThroughput {
     public void start() {
         handoff = create(impl, consumers);
         for (int i = 0; i < BATCH; i++) {
-            ids[i] = i + 1;  // never STOP's value, so never STOP's box
+            ids[i] = i + 1;  // never STOP
         }
         for (int i = 0; i < consumers; i++) {
             Worker w = new Worker(this, i);
@@ -123,7 +127,7 @@ public class HandoffThroughput {
         }
         put += BATCH;
         putSum += (long) BATCH * (BATCH + 1) / 2;
-        long seen = taken.get(), idle = 0;
+        long seen = taken.get(), lastProgress = System.nanoTime();
         while (seen < goal) {
             LockSupport.parkNanos(this, 100_000_000L);  // woken by the worker that takes the last id
             for (Worker w : workers) {
@@ -132,11 +136,21 @@ public class HandoffThroughput {
                 }
             }
             long now = taken.get();
-            idle = now == seen ? idle + 1 : 0;
-            if (idle == 50) {  // 5 s without one take: lost ids or a deadlock, not a slow run
-                throw new IllegalStateException(impl + " lost ids or deadlocked: " + (goal - now) + " of this batch not taken after 5 s");
+            if (now != seen) {
+                seen = now;
+                lastProgress = System.nanoTime();
+            } else if (System.nanoTime() - lastProgress > 5_000_000_000L) {  // measured, not counted: park may return early
+                StringBuilder where = new StringBuilder();
+                for (Worker w : workers) {  // what each worker is doing: the first thing to look at
+                    where.append("\n  ").append(w.getName()).append(' ').append(w.getState());
+                    for (StackTraceElement e : w.getStackTrace()) {
+                        where.append("\n    at ").append(e);
+                    }
+                }
+                throw new IllegalStateException(impl + " lost ids or deadlocked: " + (goal - now)
+                        + " of this batch not taken after 5 s (goal " + goal + ", taken " + now + ", put " + put
+                        + ")" + where);
             }
-            seen = now;
         }
     }
 
