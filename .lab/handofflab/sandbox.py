@@ -64,13 +64,22 @@ def _limits(cpu_seconds: int, memory_bytes: int):
     return apply
 
 
+MASKED = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+
+
 def _jail(cmd: list[str], work: Path, hide: list[Path]) -> list[str]:
     """The command wrapped in namespaces: the shell below runs as root inside them, arranges
     the mounts, brings loopback up, then becomes nobody for good and execs the command."""
+    from handofflab import paths
+
     home = Path.home()
+    # What must stay reachable through the emptied temporary folders: the work folder, and the
+    # kit itself when it lives in one (a fresh clone in /tmp, as CI makes).
+    keep = [work] + [paths.ROOT for m in MASKED if paths.ROOT.is_relative_to(m)]
     lines = ["set -e", "mount --make-rprivate /",            # nothing done here reaches the host
-             "ip link set lo up",
-             "mkdir -p /run/handofflab-work", f"mount --bind {shlex.quote(str(work))} /run/handofflab-work"]
+             "ip link set lo up"]
+    for i, k in enumerate(keep):
+        lines += [f"mkdir -p /run/handofflab-keep-{i}", f"mount --bind {shlex.quote(str(k))} /run/handofflab-keep-{i}"]
     if home != Path("/") and (home.stat().st_mode & 0o001) == 0:
         # nobody cannot pass through a private home: keep Maven's jars reachable, hide the rest
         m2 = home / ".m2"
@@ -82,7 +91,8 @@ def _jail(cmd: list[str], work: Path, hide: list[Path]) -> list[str]:
     lines.append("mount -t tmpfs -o mode=1777,size=64m none /tmp")
     for d in ("/var/tmp", "/dev/shm"):
         lines.append(f"mount -t tmpfs -o mode=1777,size=1m none {d}")
-    lines += [f"mkdir -p {shlex.quote(str(work))}", f"mount --bind /run/handofflab-work {shlex.quote(str(work))}"]
+    for i, k in enumerate(keep):
+        lines += [f"mkdir -p {shlex.quote(str(k))}", f"mount --bind /run/handofflab-keep-{i} {shlex.quote(str(k))}"]
     for d in ("/var/tmp", "/dev/shm"):
         lines.append(f"mount -o remount,ro {d}")
     for h in hide:
