@@ -9,7 +9,7 @@ import json
 import os
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from handofflab import catalog, javabuild, paths, toolchain
@@ -32,7 +32,7 @@ class Plan:
 
 
 QUICK = Plan(consumers=(1, 2, 4), forks=1, warmups=1, iterations=3, seconds=1)
-FULL = Plan(consumers=(1, 2, 4, 8), forks=2, warmups=3, iterations=5, seconds=2)
+FULL = Plan(consumers=(), forks=2, warmups=3, iterations=5, seconds=2)  # consumers: full_consumers(), per machine
 
 
 HANDOFF_SRC = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
@@ -73,7 +73,7 @@ def run(mode: str = "quick", impls: list[str] | None = None, consumers: list[int
         if name not in known and name not in buggy:
             raise LabError(f"unknown handoff or queue '{name}'", f"choose from: {', '.join(known)} (or the catalog's names: {', '.join(by_concept)}; "
                                                                  f"or a buggy variant: {', '.join(buggy)})")
-    plan = QUICK if mode == "quick" else Plan(full_consumers(), *list(vars(FULL).values())[1:])
+    plan = QUICK if mode == "quick" else replace(FULL, consumers=full_consumers())
     ns = tuple(consumers) if consumers else plan.consumers
     if any(n < 1 for n in ns):
         raise LabError(f"--consumers must all be at least 1, got {','.join(map(str, ns))}",
@@ -91,7 +91,7 @@ def run(mode: str = "quick", impls: list[str] | None = None, consumers: list[int
            "-i", str(plan.iterations), "-r", f"{plan.seconds}s", "-to", "60s",
            "-rf", "json", "-rff", str(result)]
     failed = _run_jmh(cmd, log)
-    rows = _rows(result, cat, kit, chosen, ns, failed)
+    rows = _rows(result, kit, chosen, ns)
     if not any(r["status"] == "ok" for r in rows):
         raise LabError(f"JMH measured nothing (its output is in {log})", "run `./lab doctor`, then look at the log")
     summary = summarize(rows, partial=bool(failed))
@@ -125,7 +125,7 @@ def _run_jmh(cmd: list[str], log: Path) -> list[str]:
     return failed
 
 
-def _rows(result: Path, cat, kit: dict[str, str], chosen: list[str], ns: tuple[int, ...], failed: list[str]):
+def _rows(result: Path, kit: dict[str, str], chosen: list[str], ns: tuple[int, ...]):
     measured = {}
     if result.exists():
         for b in json.loads(result.read_text()):

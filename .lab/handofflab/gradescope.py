@@ -35,14 +35,14 @@ kit="${{HANDOFFLAB_KIT:-$root/source/kit}}"
 mkdir -p "$root/results"
 if ! "$kit/lab" grade {lab} "$root/submission" --out "$root/results"; then
   # the grader itself failed: still a valid results.json, so the student sees why
-  python3 -c 'import json,sys; json.dump({{"score": 0, "output": "The autograder failed; your instructor has been told. "
-  "Please resubmit later.", "tests": []}}, open(sys.argv[1], "w"))' "$root/results/results.json"
+  python3 -c 'import json,sys; json.dump({{"score": 0, "output": "The autograder itself failed, not your code. "
+  "Please tell your instructor.", "tests": []}}, open(sys.argv[1], "w"))' "$root/results/results.json"
 fi
 """
 
 
 def export(lab: str) -> Path:
-    grader.load_rubric(lab)  # an unknown lab is a clear error
+    rubric = grader.load_rubric(lab)  # an unknown lab is a clear error
     head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     if head.returncode != 0:
         raise LabError("export-gradescope packs the kit from git, and this is not a git checkout",
@@ -60,5 +60,5 @@ def export(lab: str) -> Path:
             for info in kit.infolist():
                 z.writestr(info, kit.read(info))
     ok(f"{target} (the kit at {head.stdout.strip()}): upload it as the autograder of the Gradescope "
-       f"assignment; students submit {grader.load_rubric(lab)['file']}")
+       f"assignment; students submit {rubric['file']}")
     return target

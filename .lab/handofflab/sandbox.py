@@ -87,14 +87,12 @@ def _jail(cmd: list[str], work: Path, hide: list[Path]) -> list[str]:
                   f"mount -t tmpfs -o mode=755,size=1m none {shlex.quote(str(home))}",
                   f"mkdir -p {shlex.quote(str(m2))}", f"mount --bind -o ro /run/handofflab-m2 {shlex.quote(str(m2))}"]
     # Every world-writable place is emptied. /tmp stays writable, private and small: the JVM's
-    # attach mechanism (Lincheck's agent attaches itself) needs it; the others become read-only.
-    lines.append("mount -t tmpfs -o mode=1777,size=64m none /tmp")
-    for d in ("/var/tmp", "/dev/shm"):
-        lines.append(f"mount -t tmpfs -o mode=1777,size=1m none {d}")
+    # attach mechanism (Lincheck's agent attaches itself) needs it; the others are read-only.
+    for d in MASKED:
+        opts = "mode=1777,size=64m" if d == Path("/tmp") else "ro,mode=1777,size=1m"
+        lines.append(f"mount -t tmpfs -o {opts} none {d}")
     for i, k in enumerate(keep):
         lines += [f"mkdir -p {shlex.quote(str(k))}", f"mount --bind /run/handofflab-keep-{i} {shlex.quote(str(k))}"]
-    for d in ("/var/tmp", "/dev/shm"):
-        lines.append(f"mount -o remount,ro {d}")
     for h in hide:
         if h.exists() and not work.is_relative_to(h):
             q = shlex.quote(str(h))  # a path under /tmp is already gone: only what is still there

@@ -69,7 +69,7 @@ public class HandoffThroughput {
     private volatile long target;
     private volatile Thread acceptor;
     private final List<Worker> workers = new ArrayList<>();
-    private long put, putSum;
+    private long put;  // ids put so far, BATCH at a time
 
     private static final class Worker extends Thread {
         final HandoffThroughput b;
@@ -126,7 +126,6 @@ public class HandoffThroughput {
             handoff.put(id);
         }
         put += BATCH;
-        putSum += (long) BATCH * (BATCH + 1) / 2;
         long seen = taken.get(), lastProgress = System.nanoTime();
         while (seen < goal) {
             LockSupport.parkNanos(this, 100_000_000L);  // woken by the worker that takes the last id
@@ -168,6 +167,7 @@ public class HandoffThroughput {
             count += w.count;
             sum += w.sum;
         }
+        long putSum = put / BATCH * ((long) BATCH * (BATCH + 1) / 2);  // each batch is the ids 1..BATCH
         if (count != put || sum != putSum) {
             throw new IllegalStateException(impl + " is not exactly once: put " + put + " ids (sum " + putSum
                     + "), taken " + count + " (sum " + sum + ")");

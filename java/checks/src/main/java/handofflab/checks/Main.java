@@ -36,12 +36,13 @@ public final class Main {
             usage("unknown handoff class '" + subject + "'; known: " + Handoffs.NAMES);
         }
         Verdict v = subject.contains(".") ? initialize(checker, subject) : null;
-        switch (v != null ? "done" : checker) {
-            case "done": break;
-            case "lincheck": v = LincheckCheck.run(subject); break;
-            case "stress": v = StressCheck.run(subject, seconds); break;
-            case "jpf": v = JpfCheck.run(subject); break;
-            default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf"); return;
+        if (v == null) {
+            switch (checker) {
+                case "lincheck": v = LincheckCheck.run(subject); break;
+                case "stress": v = StressCheck.run(subject, seconds); break;
+                case "jpf": v = JpfCheck.run(subject); break;
+                default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf"); return;
+            }
         }
         System.err.println(checker + " " + subject + ": " + v.verdict + (v.detail.isEmpty() ? "" : " — " + v.detail));
         if (out != null) {
