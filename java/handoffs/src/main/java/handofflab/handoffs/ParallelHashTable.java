@@ -56,12 +56,14 @@ public class ParallelHashTable<T> implements Handoff<T> {
         return true;
     }
 
+    // ANCHOR: probe
     /** The i-th slot probed for key k (JSA 2006, Sec. 4). */
     final int slotOf(int key, int i) {
         int m = slots.length;
         int h1 = key % m, h2 = 1 + key % (m - 1);
         return (int) ((h1 + (long) i * h2) % m);
     }
+    // ANCHOR_END: probe
 
     /** The distinct slots the probe sequence of {@code key} ever visits (all m when m is prime). */
     final java.util.Set<Integer> slotsVisited(int key) {
@@ -72,6 +74,7 @@ public class ParallelHashTable<T> implements Handoff<T> {
         return seen;
     }
 
+    // ANCHOR: put
     /** Takes effect at the {@code set} that fills the slot. Only ONE thread may put. */
     @Override
     public void put(T item) throws InterruptedException {
@@ -81,7 +84,7 @@ public class ParallelHashTable<T> implements Handoff<T> {
         free.acquire();  // a slot is free, and only this producer fills slots
         int key = item.hashCode() & 0x7fffffff;
         for (int i = 0; ; i++) {
-            SynchronizedRef<T> slot = slots[slotOf(key, i)];
+            SynchronizedRef<T> slot = probe(key, i);
             if (slot.get() == null) {
                 slot.set(item);
                 filled.release();
@@ -89,7 +92,9 @@ public class ParallelHashTable<T> implements Handoff<T> {
             }
         }
     }
+    // ANCHOR_END: put
 
+    // ANCHOR: take
     /** Takes effect at the {@code swap} that empties the slot. */
     @Override
     public T take() throws InterruptedException {
@@ -97,7 +102,7 @@ public class ParallelHashTable<T> implements Handoff<T> {
         while (true) {
             int key = (int) (mix(nextStart()) & 0x7fffffff);  // a pseudo-random start
             for (int i = 0; i < slots.length; i++) {
-                T item = claim(slots[slotOf(key, i)]);
+                T item = claim(probe(key, i));
                 if (item != null) {
                     free.release();
                     return item;
@@ -105,11 +110,18 @@ public class ParallelHashTable<T> implements Handoff<T> {
             }
         }
     }
+    // ANCHOR_END: take
 
     private long nextStart() {
         synchronized (startLock) {  // a monitor, not AtomicLong: JPF's model library lacks its getAndIncrement
             return starts++;
         }
+    }
+
+    /** The slot of the i-th probe; every probe of put and take goes through here, so
+     *  {@link ProbeCountingPht} can count them (Theorems 1 and 2) without a second copy of the loops. */
+    SynchronizedRef<T> probe(int key, int i) {
+        return slots[slotOf(key, i)];
     }
 
     /** Empties a slot and returns what was in it; overridden by the buggy variant. */

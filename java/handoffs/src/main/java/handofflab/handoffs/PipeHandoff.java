@@ -51,6 +51,7 @@ public class PipeHandoff<T> implements Handoff<T> {
         this.freeBeforeTake = freeBeforeTake;
     }
 
+    // ANCHOR: put
     /** Takes effect when the connection is written into the chosen worker's channel. */
     @Override
     public void put(T item) throws InterruptedException {
@@ -71,9 +72,24 @@ public class PipeHandoff<T> implements Handoff<T> {
             }
         }
     }
+    // ANCHOR_END: put
 
-    private boolean claim(int i) {
+    /** One probe of the scan; {@link ScanCountingPipes} counts them (the scan bound, ICN 2001 Sec. 4.2). */
+    boolean claim(int i) {
         return markBusy ? status.compareAndSet(i, FREE, BUSY) : status.get(i) == FREE;
+    }
+
+    /** Workers marked free right now (a snapshot: workers free themselves concurrently). */
+    final int freeWorkers() {
+        int free = 0;
+        for (int i = 0; i < status.length(); i++) {
+            free += status.get(i) == FREE ? 1 : 0;
+        }
+        return free;
+    }
+
+    final int workers() {
+        return status.length();
     }
 
     private boolean anyFree() {
@@ -107,6 +123,7 @@ public class PipeHandoff<T> implements Handoff<T> {
         }
     }
 
+    // ANCHOR: take
     /** Takes effect when the worker takes the connection from its channel. */
     @Override
     public T take() throws InterruptedException {
@@ -118,4 +135,5 @@ public class PipeHandoff<T> implements Handoff<T> {
         hasServed[i] = true;
         return item;
     }
+    // ANCHOR_END: take
 }
