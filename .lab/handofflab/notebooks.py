@@ -73,7 +73,8 @@ def _fence_outputs(md: str) -> str:
             block.append(line[4:])
             continue
         if block and not (not line.strip() and not in_fence):
-            out += ["```text", *block, "```", ""]
+            if any(b.strip() for b in block):  # a figure's cell has an empty text output: no empty box
+                out += ["```text", *block, "```", ""]
             block = []
         if line.startswith("```"):
             in_fence = not in_fence
@@ -81,7 +82,7 @@ def _fence_outputs(md: str) -> str:
             line = "#" + line  # a notebook's headings sit one level under the chapter that includes it
         if not block:
             out.append(line)
-    if block:
+    if any(b.strip() for b in block):
         out += ["```text", *block, "```"]
     return "\n".join(out) + "\n"
 

@@ -1,0 +1,137 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The pipe design's scan: how far does the acceptor look for a free worker?
+#
+# In the pipe design (Roussev & Wu, ICN 2001, Sec. 3 and 4.2) the acceptor keeps a
+# status array $A[1..W]$, one entry per worker, and hands each connection to "the first
+# available free worker" it finds by scanning $A$; a worker marks itself free when it
+# comes back. Their Theorem 3 bounds the scan: with a fraction $\alpha$ of the workers
+# free, it takes at most $1/\alpha$ probes on average — **assuming uniform hashing**,
+# i.e. that the free workers sit at random places in $A$.
+#
+# The kit's `PipeHandoff` scans $A$ from the start, as the paper describes. Does the
+# assumption hold for such a scan? This notebook measures the real Java scan
+# (`ScanCountingPipes` counts the probes of the unchanged put) and simulates three
+# scan policies.
+
+# %%
+import os
+
+import numpy as np
+import pandas as pd
+import matplotlib.pyplot as plt
+
+from handofflab.measure import java_csv
+
+W = 16            # workers
+T_R = 2000        # service time t_r, µs
+UTILISATION = [0.5, 0.8, 0.95]
+ITEMS = 4000      # connections per run
+
+runs = []
+for rho in UTILISATION:
+    gap = round(T_R / (W * rho))  # mean gap between arrivals for this utilisation
+    df = java_csv("Theorems", "pipes-scan", W, T_R, gap, ITEMS)
+    df["rho"] = rho
+    runs.append(df)
+java = pd.concat(runs)
+# Pool the runs: for each number of free workers, the mean scan length over every put that saw it.
+java = (java.assign(total=java.puts * java.mean_probes)
+            .groupby("free", as_index=False)[["puts", "total", "waited"]].sum())
+java["alpha"] = java.free / W
+java["mean_probes"] = java.total / java.puts
+print(f"{os.cpu_count()} CPU cores; {java.puts.sum():,} puts by the real PipeHandoff, "
+      f"each connection taken exactly once; {java.waited.sum():,} found no worker free")
+
+# %% [markdown]
+# ## Three scan policies, simulated
+#
+# A small event simulation with the same $W$ and $t_r$, Poisson arrivals:
+#
+# - **first free** — scan from $A[1]$ every time (the paper, and the kit's `PipeHandoff`);
+# - **rotating** — start each scan one past where the last one stopped;
+# - **random start** — start each scan at a random worker.
+#
+# Under uniform placement the exact mean is $(W+1)/(F+1)$ probes with $F$ workers free,
+# under the bound $W/F = 1/\alpha$ (the same argument as the PHT's Theorem 2).
+
+# %%
+rng = np.random.default_rng(2001)
+
+
+def simulate(policy, rho, items=40000, w=W, t_r=T_R):
+    busy_until = np.zeros(w)
+    now, last = 0.0, -1
+    free_seen, probes_made = [], []
+    for gap in rng.exponential(t_r / (w * rho), items):
+        now += gap
+        free = busy_until <= now
+        probes = 0
+        if not free.any():             # a full scan finds nobody; wait for the first worker back
+            probes, now = w, busy_until.min()
+            free = busy_until <= now
+        start = {"first free": 0, "rotating": last + 1, "random start": rng.integers(w)}[policy]
+        order = (start + np.arange(w)) % w
+        hit = order[free[order].argmax()]
+        probes += int(np.flatnonzero(order == hit)[0]) + 1
+        free_seen.append(int(free.sum()))
+        probes_made.append(probes)
+        busy_until[hit], last = now + t_r, hit
+    df = pd.DataFrame({"free": free_seen, "probes": probes_made})
+    return df.groupby("free", as_index=False).probes.mean()
+
+
+sims = {p: pd.concat([simulate(p, rho) for rho in UTILISATION]).groupby("free", as_index=False).probes.mean()
+        for p in ("first free", "rotating", "random start")}
+
+free = np.arange(1, W + 1)
+fig, ax = plt.subplots(figsize=(8, 4.5))
+ax.plot(free / W, W / free, "k--", label=r"Theorem 3 bound $1/\alpha$")
+ax.plot(free / W, (W + 1) / (free + 1), "-", color="gray", label="uniform placement, exact")
+for (name, df), marker in zip(sims.items(), "sv^"):
+    ax.plot(df.free / W, df.probes, marker, mfc="none", label=f"simulated: {name}")
+seen = java[java.free > 0]
+ax.plot(seen.alpha, seen.mean_probes, "o-", color="C3", label="Java PipeHandoff (first free), measured")
+ax.set_xlabel(r"fraction of workers free when the connection arrives, $\alpha$")
+ax.set_ylabel("probes per hand-off")
+ax.set_title(f"The acceptor's scan, W = {W} workers")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# ## The numbers
+
+# %%
+table = seen[["free", "alpha", "puts", "mean_probes"]].copy()
+table["bound"] = W / table.free
+table["sim_first_free"] = table.free.map(sims["first free"].set_index("free").probes)
+table["sim_rotating"] = table.free.map(sims["rotating"].set_index("free").probes)
+print(table.to_string(index=False, float_format="%.2f"))
+well_sampled = table[table.puts >= 50]
+over = well_sampled[well_sampled.mean_probes > well_sampled.bound]
+print(f"\nJava scans longer than the bound 1/alpha at {len(over)} of {len(well_sampled)} loads seen at least 50 times")
+rot = sims["rotating"]
+assert (rot.probes <= W / rot.free * 1.1).all(), "the rotating scan should respect 1/alpha"
+first = sims["first free"]
+assert (first.probes > W / first.free).any(), "the first-free scan should break 1/alpha somewhere"
+
+# %% [markdown]
+# **What this shows.** A scan that always starts at $A[1]$ hands the early workers
+# every connection they can take, so at any moment the busy workers crowd the front of
+# the array and the free ones sit at the back — exactly what uniform hashing assumes
+# away. The first-free scan, simulated and measured in Java, runs past the $1/\alpha$
+# bound at middling loads. The paper's Theorem 3 holds for a scan whose starting point
+# moves (rotating, or random like the PHT's take), not for the scan the paper
+# describes. With 16 workers the difference is a handful of probes per connection,
+# each a read of one array entry — negligible next to a 250 ms request, which is why
+# the pipe server's measured times are not hurt by it; it is the *argument* that
+# needs the rotating start.
