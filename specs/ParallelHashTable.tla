@@ -40,6 +40,7 @@ variables
     accepted = 0,
     taken = [v \in Values |-> 0];
 
+\* ANCHOR: acceptor
 fair process acceptor \in Producers
 variables conn = Null, tries = 0;   \* probes made for conn
 begin
@@ -58,7 +59,9 @@ Full:                                           \* every probe failed: wait for 
         end if;
     end while;
 end process;
+\* ANCHOR_END: acceptor
 
+\* ANCHOR: worker
 fair process worker \in Consumers
 variables got = Null, key = 0, looks = 0;   \* the start key; probes made
 begin
@@ -88,6 +91,7 @@ Empty:                                          \* nothing found: wait for an in
         end if;
     end while;
 end process;
+\* ANCHOR_END: worker
 end algorithm; *)
 \* BEGIN TRANSLATION
 VARIABLES slot, accepted, taken, pc, conn, tries, got, key, looks

@@ -33,6 +33,7 @@ variables
     accepted = 0,
     taken = [v \in Values |-> 0];
 
+\* ANCHOR: acceptor
 fair process acceptor = Acceptor
 variables conn = Null, at = 1;             \* the entry of A the scan is at
 begin
@@ -58,7 +59,9 @@ AllBusy:                                    \* nobody free: wait until a worker 
         end if;
     end while;
 end process;
+\* ANCHOR_END: acceptor
 
+\* ANCHOR: worker
 fair process worker \in Workers
 variables got = Null;
 begin
@@ -74,6 +77,7 @@ Serve:                                                          \* serve `got`, 
         got := Null;
     end while;
 end process;
+\* ANCHOR_END: worker
 end algorithm; *)
 \* BEGIN TRANSLATION
 VARIABLES status, pipe, accepted, taken, pc, conn, at, got

@@ -38,6 +38,7 @@ define
     First == IF WithDummy THEN next[head] ELSE head
 end define;
 
+\* ANCHOR: acceptor
 fair process acceptor \in Producers
 variables conn = Null;
 begin
@@ -56,7 +57,9 @@ Swing:
         tail := conn; tailLock := Null; conn := Null;
     end while;
 end process;
+\* ANCHOR_END: acceptor
 
+\* ANCHOR: worker
 fair process worker \in Consumers
 variables got = Null;
 begin
@@ -83,6 +86,7 @@ Unlock:
         headLock := Null;
     end while;
 end process;
+\* ANCHOR_END: worker
 end algorithm; *)
 \* BEGIN TRANSLATION
 VARIABLES next, head, tail, headLock, tailLock, accepted, taken, pc

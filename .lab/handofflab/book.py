@@ -7,6 +7,8 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -18,6 +20,9 @@ BUILD = paths.BOOK / "build"
 # The TLC counterexamples the chapters include (book/src/*.md: generated/specs/NAME.md).
 SPEC_TRACES = ("NotifyBuffer", "IfBuffer", "NoDummyQueue", "TwoProducerPht", "SplitSwapPht", "NonPrimePht",
                "MailboxNoBusy", "MailboxEarlyFree")
+# The Java checkers' counterexamples the chapters include (generated/java/NAME.md).
+JAVA_TRACES = ("NotifyBuffer.stress.md", "IfBuffer.lincheck.md", "NoDummyQueue.lincheck.md",
+               "TwoProducerPht.lincheck.md", "SplitSwapPht.stress.md", "MailboxNoBusy.stress.md")
 KATEX_DIR = paths.BOOK / "src" / "katex"
 # Counterexamples of checkers CI cannot run (JPF is in no registry), kept from real runs as
 # swimlane JSON; rendered into generated/recorded/ like the fresh ones.
@@ -30,7 +35,7 @@ def generate(refresh: bool = False) -> None:
     wanted_specs = ["summary.md"] + [f"{v}.md" for v in SPEC_TRACES]
     if refresh or not all((specs.OUT / f).exists() for f in wanted_specs):
         specs.check(show_traces=False)
-    if refresh or not all((javacheck.OUT / f).exists() for f in ("NotifyBuffer.stress.md", "IfBuffer.lincheck.md")):
+    if refresh or not all((javacheck.OUT / f).exists() for f in JAVA_TRACES):
         javacheck.check(show_traces=False)
     if refresh or not all((notebooks.RENDERED / f"{s.stem}.md").exists() for s in notebooks.sources()):
         notebooks.run_all()
@@ -72,12 +77,29 @@ def compile_book(book: Path) -> Path:
     if proc.returncode != 0 or problems:
         raise LabError("the book does not build cleanly:\n" + "\n".join(problems or log.splitlines()[-15:]),
                        "fix the include, link or formula it names (paths are relative to book/src/)")
+    missing = check_anchors(book / "src")
+    if missing:
+        raise LabError("the book includes anchors that do not exist (mdBook would include nothing):\n"
+                       + "\n".join(missing), "add the ANCHOR/ANCHOR_END comments to the file, or fix the name")
     out = book / "build"
     broken = check_links(out)
     if broken:
         raise LabError("the book has broken links:\n" + "\n".join(broken[:30]),
                        "fix the links in the chapters named (book/src/)")
     return out
+
+
+def check_anchors(src: Path) -> list[str]:
+    """Every `{{#include FILE:NAME}}` must name an anchor that FILE has: mdBook
+    silently includes nothing for an unknown one."""
+    missing = []
+    for chapter in src.rglob("*.md"):
+        for target, name in re.findall(r"\{\{#include\s+([^:}\s]+):([A-Za-z_][\w-]*)\s*\}\}", chapter.read_text()):
+            file = (chapter.parent / target).resolve()
+            text = file.read_text() if file.exists() else ""
+            if not re.search(rf"ANCHOR:\s*{re.escape(name)}\b", text):
+                missing.append(f"{chapter.relative_to(src)}: {target}:{name}")
+    return missing
 
 
 class _Links(HTMLParser):
@@ -118,6 +140,62 @@ def check_links(root: Path) -> list[str]:
             elif url.fragment and target in pages and url.fragment not in pages[target].ids:
                 broken.append(f"{page.relative_to(root.resolve())}: {link} (no such anchor)")
     return broken
+
+
+# The pages a reader must see rendered: (page, what it must show).
+SCREENSHOT_PAGES = (("shared-buffer.html", "code math plot"), ("pht.html", "code math"),
+                    ("theorems.html", "math plot"), ("benchmarks.html", "math plot"),
+                    ("pipes.html", "code"), ("glossary.html", "math"))
+SHOTS = paths.RESULTS / "book" / "screenshots"
+
+
+@dataclass
+class Shot:
+    page: str
+    png: Path
+    problems: list[str]
+
+
+def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
+    """Opens each page in headless Chromium, as a reader would: a screenshot to look at, and
+    the page as the browser built it (after its scripts), checked for rendered math (KaTeX),
+    highlighted code (highlight.js runs in the browser) and plots that load."""
+    chrome = toolchain.chromium()
+    if chrome is None:
+        raise LabError("no Chromium to look at the book with", "sudo apt-get install chromium")
+    if not (BUILD / "index.html").exists():
+        build()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = []
+    for page, wants in pages:
+        url = (BUILD / page).as_uri()
+        png = SHOTS / page.replace(".html", ".png")
+        with tempfile.TemporaryDirectory(prefix="chromium-") as profile:
+            flags = [str(chrome), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     f"--user-data-dir={profile}", "--hide-scrollbars", "--virtual-time-budget=3000"]
+            subprocess.run([*flags, "--window-size=1100,1500", f"--screenshot={png}", url],
+                           capture_output=True, timeout=120)
+            dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+        problems = [] if png.exists() and png.stat().st_size > 20_000 else ["no screenshot, or a blank one"]
+        if "math" in wants and 'class="katex"' not in dom:
+            problems.append("no rendered math (KaTeX)")
+        if "code" in wants and "hljs-keyword" not in dom:
+            problems.append("code not highlighted (highlight.js did not run)")
+        if "plot" in wants:
+            images = re.findall(r'<img src="([^"]+\.png)"', dom)
+            missing = [i for i in images if not (BUILD / unquote(i)).is_file()]
+            if not images or missing:
+                problems.append(f"plots missing: {missing or 'none on the page'}")
+        shots.append(Shot(page, png, problems))
+    for s in shots:
+        if not s.problems:
+            ok(f"{s.page}: {s.png.relative_to(paths.ROOT)}")
+    bad = [f"{s.page}: {', '.join(s.problems)}" for s in shots if s.problems]
+    if bad:
+        raise LabError("pages do not render as a reader should see them:\n" + "\n".join(bad),
+                       "open the screenshots in results/book/screenshots/ and fix the chapter")
+    return shots
 
 
 def serve(port: int = 3000) -> None:

@@ -103,15 +103,18 @@ def notebooks(name):
 
 
 @cli.command()
-@click.argument("action", type=click.Choice(["build", "serve"]), default="build")
+@click.argument("action", type=click.Choice(["build", "serve", "screenshots"]), default="build")
 @click.option("--refresh", is_flag=True, help="re-run the checkers and notebooks the book includes")
 @click.option("--port", default=3000, show_default=True, help="for serve: the localhost port")
 def book(action, refresh, port):
-    """Build the book into book/build/ (offline), or serve it on localhost."""
+    """Build the book into book/build/ (offline), serve it on localhost, or look at its pages in
+    headless Chromium (screenshots in results/book/screenshots/, with math, code and plots checked)."""
     from handofflab import book as book_mod
     book_mod.build(refresh)
     if action == "serve":
         book_mod.serve(port)
+    elif action == "screenshots":
+        book_mod.screenshots()
 
 
 class _ServeCommand(click.Command):

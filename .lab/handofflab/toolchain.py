@@ -148,6 +148,15 @@ def server_java() -> str:
     return str(jdk21() or os.environ.get("HANDOFFLAB_JAVA") or "java")  # jdk21() vets HANDOFFLAB_JAVA
 
 
+def chromium() -> Path | None:
+    """Debian's headless Chromium, for `./lab book screenshots` (optional: nothing else needs it)."""
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return Path(found)
+    return None
+
+
 def doctor() -> list[ToolStatus]:
     """Every tool the kit uses, its version here, and the exact fix."""
     rows = []
@@ -178,6 +187,10 @@ def doctor() -> list[ToolStatus]:
     nv = _version(["npm", "--version"], r"(\d+\.\d+\.\d+)")
     rows.append(ToolStatus("npm", "fetches KaTeX CSS/fonts once", nv,
                            nv is not None or (NPM_PREFIX / "node_modules/katex").exists(), "sudo apt-get install npm"))
+    ch = chromium()
+    rows.append(ToolStatus("chromium", "screenshots of the book (optional)",
+                           _version([str(ch), "--version"], r"(\d+\.\d+\.\d+\.\d+)") if ch else None, True,
+                           "" if ch else "optional: sudo apt-get install chromium  (for ./lab book screenshots)"))
     home = jpf_home()
     jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
     rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,

@@ -51,3 +51,51 @@ def test_a_broken_include_formula_or_link_fails(tmp_path, chapter, problem):
     with pytest.raises(LabError) as e:
         book.compile_book(_scratch_book(tmp_path, chapter))
     assert problem in e.value.problem
+
+
+def test_an_include_of_a_missing_anchor_fails(tmp_path):
+    root = _scratch_book(tmp_path, "# Bad\n\n```java\n{{#include listing.java:nosuch}}\n```\n")
+    (root / "src" / "listing.java").write_text("// ANCHOR: there\nint x;\n// ANCHOR_END: there\n")
+    with pytest.raises(LabError) as e:
+        book.compile_book(root)
+    assert "listing.java:nosuch" in e.value.problem
+
+
+def test_every_design_chapter_tells_code_spec_bug_and_fix():
+    """One chapter per design, each with its Java class, its TLA+ model and a real counterexample."""
+    for chapter, java, trace in [
+        ("two-lock-queue", "headLock.notifyAll();", "NoDummyQueue under TLC"),
+        ("pht", "slot.set(item);", "TwoProducerPht under TLC"),
+        ("pipes", "channels[i].put(item);", "MailboxNoBusy under TLC"),
+    ]:
+        page = (book.BUILD / f"{chapter}.html").read_text()
+        assert java in page, f"{chapter}: no Java listing"
+        assert "fair process" in page, f"{chapter}: no TLA+ listing"
+        assert trace in page and "<table" in page, f"{chapter}: no swimlanes"
+
+
+def test_the_theorems_chapter_renders_proofs_and_the_executed_notebooks():
+    page = (book.BUILD / "theorems.html").read_text()
+    assert page.count('class="katex') > 20                                       # the proofs' math, rendered
+    for notebook in ("pht_theorems", "pht_conflicts", "pipes_scan"):
+        assert re.search(rf'<img src="generated/notebooks/{notebook}/output_\d+_\d+\.png"', page), notebook
+    assert "0.0019703951" in page                                                  # the paper's figure, recomputed
+    bench = (book.BUILD / "benchmarks.html").read_text()
+    assert "Kruskal" in bench and re.search(r'generated/notebooks/benchmarks/output_\d+_\d+\.png', bench)
+
+
+@pytest.mark.skipif(__import__("handofflab.toolchain").toolchain.chromium() is None,
+                    reason="no Chromium here (sudo apt-get install chromium)")
+def test_a_reader_sees_math_highlighted_code_and_plots_in_chromium():
+    shots = book.screenshots()
+    assert {s.page for s in shots} == {p for p, _ in book.SCREENSHOT_PAGES}
+    assert all(not s.problems and s.png.stat().st_size > 20_000 for s in shots)
+
+
+def test_a_page_without_its_plot_is_reported(tmp_path, monkeypatch):
+    """The screenshot check can fail: a page that should show a plot and shows none."""
+    if __import__("handofflab.toolchain").toolchain.chromium() is None:
+        pytest.skip("no Chromium here (sudo apt-get install chromium)")
+    with pytest.raises(LabError) as e:
+        book.screenshots((("glossary.html", "plot code"),))
+    assert "plots missing" in e.value.problem and "code not highlighted" in e.value.problem

@@ -29,6 +29,7 @@ public final class TwoLockQueue<T> implements Handoff<T> {
     private Node<T> head = new Node<>(null);  // guarded by headLock
     private Node<T> tail = head;              // guarded by tailLock
 
+    // ANCHOR: put
     /** Takes effect when the node is linked ({@code tail.next = node}). */
     @Override
     public void put(T item) {
@@ -51,7 +52,9 @@ public final class TwoLockQueue<T> implements Handoff<T> {
             headLock.notifyAll();
         }
     }
+    // ANCHOR_END: put
 
+    // ANCHOR: take
     /** Takes effect when {@code head} moves to the first node. */
     @Override
     public T take() throws InterruptedException {
@@ -66,4 +69,5 @@ public final class TwoLockQueue<T> implements Handoff<T> {
             return item;
         }
     }
+    // ANCHOR_END: take
 }
