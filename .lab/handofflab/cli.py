@@ -216,9 +216,14 @@ def _exit_if_partial(out: Path) -> None:
 @click.argument("lab")
 @click.argument("submission", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write results.json and report.md")
-def grade(lab, submission, out_dir):
+@click.option("--reruns", type=click.IntRange(2, 1000),
+              help="grade it this many times and report whether every run gave the same marks (flakiness)")
+def grade(lab, submission, out_dir, reruns):
     """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md."""
     from handofflab import grader
+    if reruns:
+        grader.reruns(lab, submission, reruns, out_dir)
+        return
     g = grader.grade(lab, submission, out_dir)
     console.print(g.report())
     where = out_dir or grader.paths.RESULTS / "grading" / lab / submission.resolve().stem

@@ -35,9 +35,12 @@ class JavaOutcome:
         return self.got == "skip" or self.got == self.expected
 
 
-def checker_command(checker: str, java_class: str, out: Path, seconds: float, extra_classpath: str = "") -> list[str]:
+def checker_command(checker: str, java_class: str, out: Path, seconds: float, extra_classpath: str = "",
+                    like: str | None = None) -> list[str]:
+    """`like`: check a submitted class as the kit checks that design (its size, its acceptors)."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
-    return ["java", "-cp", cp, "handofflab.checks.Main", checker, java_class, "--out", str(out), "--seconds", str(seconds)]
+    return ["java", "-cp", cp, "handofflab.checks.Main", checker, java_class, "--out", str(out),
+            "--seconds", str(seconds), *(["--like", like] if like else [])]
 
 
 def run_checker(checker: str, java_class: str, seconds: float = 3.0, timeout: float = 300) -> dict:

@@ -8,8 +8,9 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * {@code java handofflab.checks.Main CHECKER CLASS [--out FILE] [--seconds S]}:
- * runs one checker over one handoff class and writes its verdict as JSON.
+ * {@code java handofflab.checks.Main CHECKER CLASS [--out FILE] [--seconds S] [--like DESIGN]}:
+ * runs one checker over one handoff class and writes its verdict as JSON. {@code --like}
+ * checks a submitted class as the kit checks DESIGN (its size and number of acceptors).
  * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
@@ -28,6 +29,12 @@ public final class Main {
                 out = Paths.get(args[++i]);
             } else if (args[i].equals("--seconds") && i + 1 < args.length) {
                 seconds = Double.parseDouble(args[++i]);
+            } else if (args[i].equals("--like") && i + 1 < args.length) {
+                String like = args[++i];
+                if (!Handoffs.NAMES.contains(like)) {
+                    usage("unknown design '" + like + "' for --like; known: " + Handoffs.NAMES);
+                }
+                Handoffs.checkLike(subject, like);
             } else {
                 usage("unknown argument '" + args[i] + "'");
             }

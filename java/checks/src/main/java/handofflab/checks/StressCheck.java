@@ -174,7 +174,15 @@ public final class StressCheck {
                 acceptorsDone.incrementAndGet();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {
+                threw(me, "put", e);
             }
+        }
+
+        /** A put or take that throws ends its thread: a verdict, not a trial that waits for nothing. */
+        void threw(String me, String op, Throwable e) {
+            ending.putIfAbsent(me, op + " threw " + e);
+            violation.compareAndSet(null, "Threw: " + me + "'s " + op + "() threw " + e);
         }
 
         void work() {
@@ -200,6 +208,8 @@ public final class StressCheck {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {
+                threw(me, "take", e);
             }
         }
 

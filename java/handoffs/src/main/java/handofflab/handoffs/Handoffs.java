@@ -17,13 +17,32 @@ public final class Handoffs {
     private Handoffs() {
     }
 
+    private static volatile String studentClass, studentLike;
+
+    /**
+     * Checks the submitted class {@code className} the way the kit's design {@code like} is
+     * checked (its size, its number of acceptors): a student's PHT gets one acceptor and
+     * three slots, as {@code ParallelHashTable} does. Set once, before a checker starts.
+     */
+    public static void checkLike(String className, String like) {
+        if (!NAMES.contains(like)) {
+            throw new IllegalArgumentException("unknown design '" + like + "'; known: " + NAMES);
+        }
+        studentClass = className;
+        studentLike = like;
+    }
+
+    private static String profile(String name) {
+        return name.equals(studentClass) ? studentLike : name;
+    }
+
     /**
      * The small size every checker uses, as the TLA+ models do: one slot for the
      * buffers, three for the PHT (four for NonPrimePht, its point), two workers
      * for the pipes; the queues are unbounded.
      */
     public static int checkSize(String name) {
-        switch (name) {
+        switch (profile(name)) {
             case "ParallelHashTable": case "SplitSwapPht": case "TwoProducerPht": return 3;
             case "NonPrimePht": return 4;
             case "PipeHandoff": case "PipesNoBusy": case "PipesEarlyFree":
@@ -38,6 +57,7 @@ public final class Handoffs {
      * so every worker index needs a taking thread). Checkers put from one thread.
      */
     public static boolean oneAcceptor(String name) {
+        name = profile(name);
         if (name.equals("TwoProducerPht")) {
             return false;  // its bug IS a second acceptor
         }
@@ -50,11 +70,12 @@ public final class Handoffs {
      * except for TwoProducerPht, whose whole point is a second one.
      */
     public static int stressAcceptors(String name) {
-        return name.equals("TwoProducerPht") ? 2 : 1;
+        return profile(name).equals("TwoProducerPht") ? 2 : 1;
     }
 
     /** How many items a handoff of {@code checkSize} holds before put waits (MAX_VALUE: unbounded or not simple). */
     public static int checkCapacity(String name) {
+        name = profile(name);
         switch (name) {
             case "MonitorBuffer": case "NotifyBuffer": case "IfBuffer": return 1;
             case "ParallelHashTable": case "SplitSwapPht": case "NonPrimePht": case "TwoProducerPht": return checkSize(name);

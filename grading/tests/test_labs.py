@@ -1,0 +1,164 @@
+"""Every lab: a handout that is also a book chapter, a starter, public tests, a hint
+trail and a rubric of 10 points; its reference solution gets full marks, its known-buggy
+samples the marks they deserve, every time, and its starter what a starter deserves."""
+import json
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from handofflab import grader, paths
+
+SAMPLES = Path(__file__).parent / "submissions"
+LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
+
+
+def test_the_course_has_its_five_labs_in_order():
+    assert LABS == sorted(["buffer", "pht", "pipes-spec", "server", "mutants"])
+    summary = (paths.BOOK / "src" / "SUMMARY.md").read_text()
+    order = [summary.index(f"lab-{lab}.md") for lab in ("buffer", "pht", "pipes-spec", "server", "mutants")]
+    assert order == sorted(order), "the book lists the labs in the course's order"
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_each_lab_has_handout_starter_public_tests_hints_and_a_rubric(lab):
+    folder = paths.LABS / lab
+    rubric = tomllib.loads((folder / "rubric.toml").read_text())
+    assert sum(t["points"] for t in rubric["test"]) == 10
+    assert (folder / "starter" / rubric["file"]).exists()
+    assert any(t["name"].startswith("public") for t in rubric["test"])
+    assert any(t["name"].startswith("hidden") for t in rubric["test"])
+    handout = (folder / "README.md").read_text()
+    hints = re.findall(r"^\d+\. ", handout.split("## Hints", 1)[1], re.M)
+    assert len(hints) >= 4, "a hint trail, one step at a time"
+    chapter = (paths.BOOK / "src" / f"lab-{lab}.md").read_text()
+    assert f"labs/{lab}/README.md" in chapter, "the handout is the book chapter"
+    for t in rubric["test"]:
+        if t["kind"] == "junit":
+            assert any(t["method"] in p.read_text() for p in (folder / "public").glob("*.java")), t["method"]
+
+
+def grade(tmp_path, lab, submission):
+    g = grader.grade(lab, submission, tmp_path / "out")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["score"] == g.score and results["max_score"] == 10
+    return [t.score for t in g.tests], (tmp_path / "out" / "report.md").read_text()
+
+
+# -- the PHT lab -----------------------------------------------------------------
+
+def test_pht_reference_gets_full_marks(tmp_path):
+    scores, report = grade(tmp_path, "pht", SAMPLES / "pht" / "correct")
+    assert scores == [2, 2, 3, 3], report
+
+
+def test_pht_read_then_clear_is_caught_by_both_checkers(tmp_path):
+    scores, report = grade(tmp_path, "pht", SAMPLES / "pht" / "split_swap")
+    assert scores == [2, 2, 0, 0], report
+    assert "taken twice" in report and "| # |" in report
+
+
+# -- the spec lab ----------------------------------------------------------------
+
+def spec(tmp_path, name, text):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "Pipes.tla").write_text(text)
+    return folder
+
+
+KIT_SPEC = (paths.SPECS / "Pipes.tla").read_text()
+WRITE = """            if PipeBlocks then
+                await Len(pipe[at]) < PipeCapacity;
+                pipe[at] := Append(pipe[at], conn);
+            else
+                pipe[at] := <<conn>>;        \\* a mailbox: the write replaces what is there
+            end if;"""
+
+
+def test_spec_lab_reference_is_the_kits_own_model(tmp_path):
+    scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "kit", KIT_SPEC))
+    assert scores == [2, 2, 2, 2, 1, 1], report
+    assert "your Pipes.tla with MailboxNoBusy.cfg under TLC" in report and "invariant:NoLoss" in report
+
+
+def test_a_spec_whose_pipes_overwrite_rejects_the_harmless_slips(tmp_path):
+    assert WRITE in KIT_SPEC
+    overwriting = KIT_SPEC.replace(WRITE, "            pipe[at] := <<conn>>;")
+    scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "overwrite", overwriting))
+    assert scores == [2, 2, 2, 2, 0, 0], report
+    assert "which the catalog says is correct" in report
+
+
+def test_a_spec_that_checks_nothing_earns_nothing_and_the_starter_neither(tmp_path):
+    nothing = re.sub(r"NoLoss == .*?(?=\nEventuallyTaken)", "NoLoss == TRUE\n", KIT_SPEC, flags=re.S)
+    nothing = re.sub(r"EventuallyTaken == .*", "EventuallyTaken == TRUE", nothing)
+    nothing = nothing.replace("Refines == HandoffSpec!Spec", "Refines == TRUE")
+    nothing = nothing.replace("Finished == AllServed /\\ UNCHANGED vars", 'Finished == pc[Acceptor] = "Done" /\\ UNCHANGED vars')
+    scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "nothing", nothing))
+    assert scores == [0] * 6 and "catches none of the buggy variants" in report, report
+    scores, report = grade(tmp_path / "s", "pipes-spec", paths.LABS / "pipes-spec" / "starter")
+    assert scores == [0] * 6, report
+
+
+def test_a_spec_that_does_not_parse_is_named(tmp_path):
+    broken = KIT_SPEC.replace("NoDuplicate == \\A i \\in Conns : taken[i] <= 1", "NoDuplicate == \\A i \\in : taken[i]")
+    scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "broken", broken))
+    assert scores == [0] * 6 and "TLC could not check your spec" in report, report
+
+
+# -- the server lab ----------------------------------------------------------------
+
+def test_server_reference_serves_exactly_once_and_meets_the_target(tmp_path):
+    scores, report = grade(tmp_path, "server", SAMPLES / "server" / "correct")
+    assert scores == [2, 4, 4], report
+    assert "median efficiency" in report and "| 3 |" in report
+
+
+def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
+    scores, report = grade(tmp_path, "server", SAMPLES / "server" / "spinning")
+    assert scores == [2, 4, 0], report
+    assert "or spin?" in report
+
+
+def test_the_server_starter_is_refused_no_server_runs(tmp_path):
+    scores, report = grade(tmp_path, "server", paths.LABS / "server" / "starter")
+    assert scores == [0, 0, 0] and "Not run: the public test must pass first" in report, report
+
+
+def test_a_forbidden_library_is_named(tmp_path):
+    sub = tmp_path / "abq"
+    sub.mkdir()
+    (sub / "StudentHandoff.java").write_text((SAMPLES / "server" / "correct" / "StudentHandoff.java").read_text()
+                                             .replace("import handofflab.handoffs.Handoff;",
+                                                      "import handofflab.handoffs.Handoff;\nimport java.util.concurrent.ArrayBlockingQueue;"))
+    scores, report = grade(tmp_path, "server", sub)
+    assert scores == [0, 0, 0] and "uses `java.util.concurrent`" in report, report
+
+
+# -- the test-writing lab -------------------------------------------------------------
+
+def test_reference_tests_kill_every_mutant_with_no_false_alarm(tmp_path):
+    scores, report = grade(tmp_path, "mutants", SAMPLES / "mutants" / "correct")
+    assert scores == [1, 2, 1, 1, 2, 1.5, 1.5], report
+    assert "taken twice" in report or "twice" in report
+
+
+def test_a_false_alarm_voids_every_kill(tmp_path):
+    scores, report = grade(tmp_path, "mutants", SAMPLES / "mutants" / "false_alarm")
+    assert scores == [1, 0, 1, 0, 0, 0, 0], report
+    assert "False alarm: your tests fail `ParallelHashTable`" in report
+
+
+def test_tests_that_kill_nothing_earn_nothing_and_peeking_is_refused(tmp_path):
+    scores, report = grade(tmp_path, "mutants", paths.LABS / "mutants" / "starter")
+    assert scores == [0] * 7 and "kill no mutant" in report, report
+    peek = tmp_path / "peek"
+    peek.mkdir()
+    src = (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()
+    (peek / "HandoffTests.java").write_text(src.replace(
+        "h.put(42);", 'h.put(42);\n        if (h.getClass().getSimpleName().startsWith("Notify")) throw new AssertionError();', 1))
+    scores, report = grade(tmp_path / "p", "mutants", peek)
+    assert scores == [0] * 7 and "never by what it is" in report, report
