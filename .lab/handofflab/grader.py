@@ -422,7 +422,7 @@ def _tlc_verdict(variant, source: Path, jail: _Jail) -> tuple[str, str, object]:
 # -- a test-writing lab: the submitted tests against correct handoffs and mutants -----------
 
 # Submitted tests must judge a handoff by its behaviour only.
-_PEEKING = re.compile(r"getClass\s*\(|java\.lang\.reflect|getDeclared|Class\.forName|getProperty|getenv|"
+_PEEKING = re.compile(r"getClass\b|java\.lang\.reflect|getDeclared|Class\.forName|getProperty|getenv|"
                       r"StackWalker|handofflab\.handoffs\.(?!Handoff\b)|\.class\b")
 
 

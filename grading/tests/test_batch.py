@@ -21,8 +21,8 @@ def gradebook(tmp_path_factory):
     subs = tmp_path_factory.mktemp("subs")
     for name in ("correct", "notify_only", "does_not_compile"):
         shutil.copytree(SAMPLES / name, subs / name)
-    with zipfile.ZipFile(subs / "zipped.zip", "w") as z:
-        z.write(SAMPLES / "correct" / "StudentBuffer.java", "StudentBuffer.java")
+    with zipfile.ZipFile(subs / "zipped.zip", "w") as z:  # a zip among folders (what it holds: test_grading)
+        z.write(SAMPLES / "does_not_compile" / "StudentBuffer.java", "StudentBuffer.java")
     (subs / "notes.txt").write_text("not a submission")
     out = tmp_path_factory.mktemp("batch")
     path = grader.grade_batch("buffer", subs, out, jobs=2)
@@ -32,9 +32,10 @@ def gradebook(tmp_path_factory):
 def test_every_submission_gets_the_marks_it_gets_alone(gradebook):
     _, rows = gradebook
     assert {k: float(r["score"]) for k, r in rows.items()} == \
-        {"correct": 10, "notify_only": 7, "does_not_compile": 0, "zipped.zip": 10}
+        {"correct": 10, "notify_only": 7, "does_not_compile": 0, "zipped.zip": 0}
     stress = "hidden: stress under a watchdog (two workers, one slot, no lost wake-up)"
     assert rows["notify_only"][stress] == "0.0" and "does not compile" in rows["does_not_compile"]["problem"]
+    assert "does not compile" in rows["zipped.zip"]["problem"]
 
 
 def test_each_submission_has_its_results_json_and_report(gradebook):
