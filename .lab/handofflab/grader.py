@@ -599,7 +599,6 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     writes out_dir/NAME/{results.json,report.md} and out_dir/gradebook.csv. A submission that
     breaks the grader itself is a row with its error, never the end of the batch."""
     import concurrent.futures
-    import csv
 
     from handofflab.console import ok, progress, warn
 
@@ -609,6 +608,11 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     out_dir = (out_dir or paths.RESULTS / "grading" / lab / f"batch-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     jobs = jobs or max(1, min(4, (os.cpu_count() or 2)))
+    if jobs > 1 and any(t["kind"] == "server" for t in rubric["test"]):
+        # A server's efficiency is measured against the clock: two gradings at once would take
+        # each other's cores and fail correct servers.
+        warn(f"lab {lab} measures efficiency: grading one submission at a time (not {jobs})")
+        jobs = 1
     names = [t["name"] for t in rubric["test"]]
     rows, start = [], time.monotonic()
 
