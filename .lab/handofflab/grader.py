@@ -171,11 +171,12 @@ def _code_only(source: str) -> str:
 
 # -- grading ----------------------------------------------------------------------
 
-def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = ()) -> Grade:
+def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
+          rubric: dict | None = None) -> Grade:
     """Grades one submission. Its code sees neither the hidden tests (grading/), nor other
     grading results, nor where it came from, nor anything in `hide` (grade-batch: the other
-    submissions)."""
-    rubric = load_rubric(lab)
+    submissions). `rubric`: instead of the lab's own (the hostile suite grades with a lighter one)."""
+    rubric = rubric or load_rubric(lab)
     submission = submission.resolve()
     if not submission.exists():
         raise LabError(f"submission not found: {submission}", "pass a folder or a .zip")
@@ -340,6 +341,9 @@ def _explain(verdict: dict) -> str:
                 "will wake them (a **lost wake-up**: the acceptor and the workers wait in the same wait set for "
                 "different reasons; ask yourself whom each `notify()` can wake — hint 2 in the handout), or a "
                 "thread is caught in a loop that never ends.")
+    if v.startswith("violation:EventuallyTaken"):
+        return ("Failed: the threads keep running, yet no connection is handed over: a loop that never ends "
+                "(a livelock), or a thread spinning while it holds the lock.")
     if v.startswith("violation:NoInvented"):
         return ("Failed: a worker took a connection that was never accepted (null). A woken thread went on "
                 "without checking its condition again. (Hint 1 in the handout.)")

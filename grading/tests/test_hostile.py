@@ -1,6 +1,11 @@
 """Hostile submissions: each gets a clear result and a valid results.json, nothing escapes the
 sandbox, and the grader never crashes. Every case is the correct buffer (full marks when left
-alone) with one hostile act added, so a score tells what the act cost and nothing else."""
+alone) with one hostile act added, so a score tells what the act cost and nothing else.
+
+The cases are graded with a lighter rubric than the lab's: its two public JUnit tests and a
+1 s stress run. Those start every kind of JVM the grader starts (the JUnit launcher and a
+checker, through the same sandbox), without Lincheck's 10 s per case; test_grading.py grades
+with the lab's full rubric."""
 import json
 import os
 import re
@@ -30,11 +35,19 @@ def hostile(tmp_path, static="", put="", name="sub"):
     return folder
 
 
+LIGHT = {**grader.load_rubric("buffer"), "test": [
+    {"name": "public: one thread sees a FIFO", "kind": "junit", "method": "oneThreadSeesAFifo", "points": 3},
+    {"name": "public: put waits for room, take waits for an item", "kind": "junit",
+     "method": "putWaitsForRoomAndTakeForAnItem", "points": 3},
+    {"name": "hidden: stress under a watchdog", "kind": "checker", "checker": "stress", "seconds": 1, "points": 4},
+]}
+
+
 def grade(tmp_path, submission):
     start = time.monotonic()
-    g = grader.grade("buffer", submission, tmp_path / "out")
+    g = grader.grade("buffer", submission, tmp_path / "out", rubric=LIGHT)
     results = json.loads((tmp_path / "out" / "results.json").read_text())  # valid JSON, Gradescope's keys
-    assert results["score"] == g.score and results["max_score"] == 10 and len(results["tests"]) == 4
+    assert results["score"] == g.score and results["max_score"] == 10 and len(results["tests"]) == 3
     report = (tmp_path / "out" / "report.md").read_text()
     assert len(report) < 400_000
     return g, report, time.monotonic() - start
@@ -68,7 +81,7 @@ def test_a_static_initializer_that_never_returns(tmp_path):
         "        try { Thread.sleep(Long.MAX_VALUE); } catch (InterruptedException e) { }")))
     # The first public test times out; JUnit then interrupts its thread, which ends this sleep, so
     # the class finishes loading and the second public test may pass. The checkers name it.
-    assert g.score <= 2 and "static initializer never returns" in report, report
+    assert g.score <= 3 and "static initializer never returns" in report, report
     assert seconds < 3 * grader.TEST_SECONDS
 
 
