@@ -237,6 +237,11 @@ def _translate(source: Path, jail: _Jail) -> str:
     return ""
 
 
+def _tests_of(rubric: dict, g: Grade, kind: str) -> list[tuple[dict, TestResult]]:
+    """The rubric's tests of one kind, each with the result it fills in."""
+    return [(spec, result) for spec, result in zip(rubric["test"], g.tests) if spec["kind"] == kind]
+
+
 # Kinds scored together, by one run over all their tests (each needs every verdict to score any).
 _WHOLE_KINDS = {"tlc": lambda r, g, tmp, jail, src: _score_tlc(r, g, src, jail),
                 "mutants": lambda r, g, tmp, jail, src: _score_mutants(r, g, tmp, jail),
@@ -366,7 +371,7 @@ def _score_tlc(rubric: dict, g: Grade, source: Path, jail: _Jail) -> None:
     nothing), and a pass only if some bug is caught (a spec that checks nothing passes all)."""
     cat = catalog.load()
     shutil.copyfile(paths.SPECS / "Handoff.tla", source.parent / "Handoff.tla")  # the abstract spec is the kit's
-    tests = [(spec, result) for spec, result in zip(rubric["test"], g.tests) if spec["kind"] == "tlc"]
+    tests = _tests_of(rubric, g, "tlc")
     verdicts = {}
     for spec, _ in tests:
         variant = cat.variant(spec["variant"])
@@ -436,7 +441,7 @@ def _score_mutants(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     kill) and only if they pass every correct one; a correct one scores when the tests pass
     it, and only if they kill at least one mutant."""
     cat = catalog.load()
-    tests = [(spec, result) for spec, result in zip(rubric["test"], g.tests) if spec["kind"] == "mutants"]
+    tests = _tests_of(rubric, g, "mutants")
     source = next(tmp.rglob(rubric["file"]))
     peeking = _PEEKING.search(_code_only(source.read_text(errors="replace")))
     if peeking:
@@ -501,11 +506,10 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     answered once and the server drained; `efficiency`: the median run at `target` or better,
     counted only when exactly-once holds."""
     x = rubric["server"]
-    public = [r for spec, r in zip(rubric["test"], g.tests) if spec["kind"] == "junit"]
-    if any(r.score < r.max_score for r in public):  # a handoff that fails one thread would hang 2000 clients
-        for spec, result in zip(rubric["test"], g.tests):
-            if spec["kind"] == "server":
-                result.output = "Not run: the public test must pass first."
+    tests = _tests_of(rubric, g, "server")
+    if any(r.score < r.max_score for _, r in _tests_of(rubric, g, "junit")):
+        for _, result in tests:  # a handoff that fails one thread would hang 2000 clients
+            result.output = "Not run: the public test must pass first."
         return
     csv_out = tmp / "server-runs.csv"
     point = f"{x['design']}@{rubric['class']}:{x['t_r']}:{x['workers']}:{x['slots']}"
@@ -523,9 +527,7 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     why = ("" if complete else
            f"Only {len(rows)} of {x['runs']} runs finished" + (f": the runs took longer than {SERVER_SECONDS} s "
            "(a worker or the acceptor waits for ever?)" if run.timed_out else ".\n\n" + _ended_early("the server", run)))
-    for spec, result in zip(rubric["test"], g.tests):
-        if spec["kind"] != "server":
-            continue
+    for spec, result in tests:
         if spec["check"] == "exactly-once":
             if once:
                 result.score, result.output = result.max_score, "Passed: every request answered exactly once.\n\n" + table
