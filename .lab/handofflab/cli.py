@@ -84,7 +84,8 @@ def check_specs(name, tier, quiet, translate):
               help="show a saved counterexample (results/java/*.json or results/specs/*.json)")
 @click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
 def check_java(name, tier, jpf, replay_file, quiet):
-    """Run Lincheck and the stress watchdog (and JPF with --jpf) on every Java handoff in the catalog."""
+    """Run Lincheck and the stress watchdog (and JPF with --jpf) on every Java handoff in the catalog,
+    or on NAME: one variant (NotifyBuffer) or one design's variants (SharedBuffer)."""
     from handofflab import javacheck
     if replay_file:
         javacheck.replay(replay_file)
@@ -218,16 +219,23 @@ def _exit_if_partial(out: Path) -> None:
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write results.json and report.md")
 @click.option("--reruns", type=click.IntRange(2, 1000),
               help="grade it this many times and report whether every run gave the same marks (flakiness)")
-def grade(lab, submission, out_dir, reruns):
-    """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md."""
+@click.option("--allow-weak-isolation", is_flag=True,
+              help="grade even where this host cannot isolate submitted code (not root, no namespaces); "
+                   "every report then says so")
+def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
+    """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md.
+    Exit 0 when graded (whatever the score), 3 when the grader itself failed (results.json says why)."""
     from handofflab import grader
     if reruns:
-        grader.reruns(lab, submission, reruns, out_dir)
+        grader.reruns(lab, submission, reruns, out_dir, allow_weak_isolation)
         return
-    g = grader.grade(lab, submission, out_dir)
+    g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation)
     console.print(g.report())
     where = out_dir or grader.paths.RESULTS / "grading" / lab / submission.resolve().stem
     console.print(f"\n[bold]{g.score:g} / {g.max_score:g}[/] — results.json and report.md in {where}")
+    if g.grader_error:
+        bad(f"the grader failed: {g.grader_error}")
+        sys.exit(3)
 
 
 @cli.command("grade-batch")
@@ -235,19 +243,30 @@ def grade(lab, submission, out_dir, reruns):
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write the gradebook and reports")
 @click.option("--jobs", type=click.IntRange(1, 64), help="submissions graded at once (default: cores, at most 4)")
-def grade_batch(lab, folder, out_dir, jobs):
+@click.option("--allow-weak-isolation", is_flag=True,
+              help="grade even where this host cannot isolate submitted code; every report then says so")
+def grade_batch(lab, folder, out_dir, jobs, allow_weak_isolation):
     """Grade every subfolder or .zip in FOLDER for LAB, in parallel; writes gradebook.csv and one
     results.json + report.md per submission."""
     from handofflab import grader
-    grader.grade_batch(lab, folder, out_dir, jobs)
+    grader.grade_batch(lab, folder, out_dir, jobs, allow_weak_isolation)
 
 
 @cli.command("export-gradescope")
 @click.argument("lab")
-def export_gradescope(lab):
+@click.option("--allow-weak-isolation", is_flag=True,
+              help="let the autograder grade where its container cannot isolate submitted code (said in every result)")
+def export_gradescope(lab, allow_weak_isolation):
     """Write an autograder zip (setup.sh, run_autograder and the kit) that runs this grader on Gradescope."""
     from handofflab import gradescope
-    gradescope.export(lab)
+    gradescope.export(lab, allow_weak_isolation)
+
+
+@cli.command("grade-isolation")
+def grade_isolation():
+    """Print the isolation this host gives submitted code: `full`, or why not (the autograder's setup reads it)."""
+    from handofflab import sandbox
+    print(sandbox.ISOLATION)
 
 
 def main():

@@ -13,10 +13,13 @@ Every run of submitted code goes through `sandbox.run`."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
+import secrets
 import shutil
+import stat
 import tempfile
 import time
 import tomllib
@@ -25,13 +28,14 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handofflab import catalog, javabuild, javacheck, paths, sandbox, tlc, toolchain
+from handofflab import allowlist, catalog, javabuild, javacheck, paths, sandbox, tlc, toolchain
 from handofflab.console import LabError
 
 COMPILE_SECONDS = 60
-SERVER_SECONDS = 60             # the server lab's runs: 3 x 2000 requests take about 5 s when the handoff works
+SERVER_SECONDS = 120            # the server lab's runs: 2 x 3 x 2000 requests take about 10 s when the handoff works
 TLC_SECONDS = 60                # one TLC run of a submitted spec; the kit's own models need under 5
-TEST_SECONDS = 45               # one JVM of tests or of a checker; a correct submission needs about 15
+TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s when the machine is quiet; the
+                                # slack is for a busy one (a hang is caught sooner: JUnit timeouts, the watchdog)
 JUNIT_TIMEOUT = "5 s"           # per public test, enforced from another thread: a spin ignores interrupts
 STRESS_SECONDS = 3.0
 # Every JVM that runs submitted code: a heap the machine can afford, no perf-data file in the
@@ -40,16 +44,21 @@ JVM_OPTIONS = "-Xmx1g -XX:-UsePerfData -Djava.io.tmpdir={work}/jvm-tmp"
 
 
 class _Jail:
-    """Where one grading's sandboxed runs may write (`work`), and what they must not read."""
+    """Where one grading's sandboxed runs may write (`work`), what they must not read, the uid
+    they run as (one per grading) and the few environment variables they get (none of the
+    grader's own: its environment can hold secrets and paths the submission must not learn)."""
 
     def __init__(self, work: Path, hide: tuple[Path, ...]):
-        self.work, self.hide = work, hide
+        self.work, self.hide, self.uid = work, hide, sandbox.new_uid()
         (work / "jvm-tmp").mkdir(exist_ok=True)
-        self.env = {**os.environ, "JAVA_TOOL_OPTIONS": JVM_OPTIONS.format(work=work)}
+        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(work),
+                    "JAVA_TOOL_OPTIONS": JVM_OPTIONS.format(work=work)}
+        if os.environ.get("JAVA_HOME"):
+            self.env["JAVA_HOME"] = os.environ["JAVA_HOME"]
 
-    def run(self, cmd: list[str], timeout: float) -> sandbox.Run:
-        sandbox.prepare(self.work)
-        r = sandbox.run(cmd, timeout, env=self.env, work=self.work, hide=self.hide)
+    def run(self, cmd: list[str], timeout: float, stdin: str | None = None) -> sandbox.Run:
+        sandbox.prepare(self.work, self.uid)
+        r = sandbox.run(cmd, timeout, env=self.env, work=self.work, hide=self.hide, stdin=stdin, uid=self.uid)
         r.output = "\n".join(l for l in r.output.splitlines() if not l.startswith("Picked up JAVA_TOOL_OPTIONS"))
         return r
 
@@ -61,12 +70,13 @@ class TestResult:
     score: float = 0.0
     output: str = ""
     swimlane_md: str = ""
+    hidden: bool = False    # Gradescope shows it to the student only once grades are published
 
     def gradescope(self) -> dict:
         return {"name": self.name, "score": self.score, "max_score": self.max_score,
                 "status": "passed" if self.score == self.max_score else "failed",
                 "output": self.output + (("\n\n" + self.swimlane_md) if self.swimlane_md else ""),
-                "output_format": "md", "visibility": "visible"}
+                "output_format": "md", "visibility": "after_published" if self.hidden else "visible"}
 
 
 @dataclass
@@ -76,6 +86,9 @@ class Grade:
     tests: list[TestResult] = field(default_factory=list)
     problem: str = ""       # why nothing could be graded (no file, no compile), if so
     seconds: float = 0.0
+    isolation: str = "full"     # the sandbox level that graded it (sandbox.ISOLATION)
+    pending: bool = False       # a test could not be graded for the machine's sake: regrade
+    grader_error: str = ""      # the grader's own failure, if any: the marks mean nothing then
 
     @property
     def score(self) -> float:
@@ -86,13 +99,16 @@ class Grade:
         return sum(t.max_score for t in self.tests)
 
     def results_json(self) -> dict:
+        weak = "" if self.isolation == "full" else f"\n\nGraded with weak isolation: {self.isolation}."
         return {"score": self.score, "max_score": self.max_score, "execution_time": round(self.seconds, 1),
-                "output": self.problem or f"{self.score:g} / {self.max_score:g} points",
-                "output_format": "md", "tests": [t.gradescope() for t in self.tests]}
+                "output": (self.problem or f"{self.score:g} / {self.max_score:g} points") + weak,
+                "output_format": "md", "tests": [t.gradescope() for t in self.tests],
+                "extra_data": {"isolation": self.isolation, "grader_error": self.grader_error,
+                               "pending": self.pending}}
 
     def report(self) -> str:
         lines = [f"# {self.lab}: {self.score:g} / {self.max_score:g} points", "",
-                 f"Submission: `{self.submission}`", ""]
+                 f"Submission: `{self.submission}`", "", f"Isolation: {self.isolation}", ""]
         if self.problem:
             lines += ["## Could not grade", "", self.problem, ""]
         for t in self.tests:
@@ -113,48 +129,79 @@ def load_rubric(lab: str) -> dict:
 
 # -- the submission -------------------------------------------------------------
 
+UNPACK_FILES = 200              # files a submission may hold (the labs need one)
+UNPACK_BYTES = 8 * 1024 * 1024  # bytes, all files together, once unpacked
+_NAME = re.compile(r"[\w.+@ -]+")  # a path component a submission may use
+
+
+class Refused(Exception):
+    """A submission that cannot be unpacked within the limits."""
+
+
 def unpack(submission: Path, into: Path) -> list[str]:
-    """Copy a folder, or extract a zip, into `into` — never writing outside it
-    and never following a link out of it.  Returns what was refused."""
-    refused = []
+    """Copy a folder, or extract a zip, into `into` — never writing outside it, never following
+    a link, and within UNPACK_FILES files and UNPACK_BYTES bytes (a zip bomb is refused at its
+    first byte over). Returns what was left out; raises Refused over the limits."""
     if submission.is_dir():
-        for src in submission.rglob("*"):
-            rel = src.relative_to(submission)
-            if src.is_symlink():
-                refused.append(f"{rel} (a symbolic link)")
-            elif src.is_file():
-                (into / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(src, into / rel)
+        entries = [(str(src.relative_to(submission)), src) for src in sorted(submission.rglob("*"))]
     elif zipfile.is_zipfile(submission):
         with zipfile.ZipFile(submission) as z:
-            for info in z.infolist():
-                target = (into / info.filename).resolve()
-                if not target.is_relative_to(into.resolve()) or info.filename.startswith("/"):
-                    refused.append(f"{info.filename} (it points outside the submission)")
-                elif (info.external_attr >> 16) & 0o170000 == 0o120000:
-                    refused.append(f"{info.filename} (a symbolic link)")
-                elif not info.is_dir():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    with z.open(info) as src, open(target, "wb") as dst:
-                        shutil.copyfileobj(src, dst)
+            return _unpack_zip(z, into)
     else:
         raise LabError(f"{submission} is neither a folder nor a zip file", "pass the submission's folder or .zip")
+    refused, budget = [], [UNPACK_FILES, UNPACK_BYTES]
+    for rel, src in entries:
+        if src.is_symlink():
+            refused.append(f"{rel} (a symbolic link)")
+        elif src.is_file():
+            with src.open("rb") as f:
+                _write_entry(rel, f, into, budget, refused)
     return refused
 
 
+def _unpack_zip(z: zipfile.ZipFile, into: Path) -> list[str]:
+    refused, budget = [], [UNPACK_FILES, UNPACK_BYTES]
+    for info in z.infolist():
+        if (info.external_attr >> 16) & 0o170000 == 0o120000:
+            refused.append(f"{info.filename} (a symbolic link)")
+        elif not info.is_dir():
+            with z.open(info) as f:
+                _write_entry(info.filename, f, into, budget, refused)
+    return refused
+
+
+def _write_entry(name: str, src, into: Path, budget: list[int], refused: list[str]) -> None:
+    """One file of a submission, copied under the budget [files left, bytes left]."""
+    parts = name.replace("\\", "/").split("/")
+    if name.startswith("/") or any(p in ("", ".", "..") or not _NAME.fullmatch(p) or len(p) > 100 for p in parts):
+        refused.append(f"{name[:120]} (a name a submission may not use: letters, digits, '.', '-', '_' only)")
+        return
+    target = into.joinpath(*parts)
+    if any(p.exists() and not p.is_dir() for p in target.parents if p.is_relative_to(into)) or target.is_dir():
+        refused.append(f"{name} (it collides with another entry of the same name)")
+        return
+    if target.exists():
+        refused.append(f"{name} (a second entry of the same name)")
+        return
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise Refused(f"the submission holds more than {UNPACK_FILES} files; submit only `the lab's file`")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "wb") as dst:
+        while chunk := src.read(65536):
+            budget[1] -= len(chunk)
+            if budget[1] < 0:
+                raise Refused(f"the submission unpacks to more than {UNPACK_BYTES // 1024 // 1024} MiB")
+            dst.write(chunk)
+
+
 def _find_source(work: Path, rubric: dict) -> tuple[Path | None, str]:
-    found = sorted(work.rglob(rubric["file"]))
+    found = sorted(p for p in work.rglob(rubric["file"]) if p.is_file() and not p.is_symlink())
     if not found:
         return None, (f"The submission has no `{rubric['file']}`. Submit that one file (or a folder or zip "
                       f"containing it), as in labs/{rubric['lab']}/starter/.")
     if len(found) > 1:
         return None, f"The submission has {len(found)} files called `{rubric['file']}`; submit exactly one."
-    text = _code_only(found[0].read_text(errors="replace"))
-    for pattern in rubric.get("forbid", []):
-        used = re.search(pattern, text)
-        if used:
-            return None, (f"`{rubric['file']}` uses `{used.group(0)}`, which lab {rubric['lab']} does not allow "
-                          f"(see labs/{rubric['lab']}/README.md): build it yourself.")
     if not rubric["file"].endswith(".java"):
         return found[0], ""
     package = rubric["class"].rpartition(".")[0]
@@ -164,33 +211,61 @@ def _find_source(work: Path, rubric: dict) -> tuple[Path | None, str]:
     return found[0], ""
 
 
-def _code_only(source: str) -> str:
-    """Java or TLA+ without its comments and string literals: what a forbid pattern must match."""
-    return re.sub(r'/\*.*?\*/|//[^\n]*|\(\*.*?\*\)|\\\*[^\n]*|"(?:\\.|[^"\\])*"', " ", source, flags=re.S)
-
-
 # -- grading ----------------------------------------------------------------------
 
+class WeakIsolation(LabError):
+    """The host cannot isolate submitted code fully and the instructor did not allow less."""
+
+
 def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
-          rubric: dict | None = None) -> Grade:
-    """Grades one submission. Its code sees neither the hidden tests (grading/), nor other
-    grading results, nor where it came from, nor anything in `hide` (grade-batch: the other
-    submissions). `rubric`: instead of the lab's own (the hostile suite grades with a lighter one)."""
+          rubric: dict | None = None, allow_weak_isolation: bool = False) -> Grade:
+    """Grades one submission. Its code sees neither the hidden tests (grading/), nor the kit's
+    history (.git), nor other grading results, nor where it came from, nor anything in `hide`
+    (grade-batch: the other submissions). `rubric`: instead of the lab's own (the hostile suite
+    grades with a lighter one). Whatever happens, out_dir/results.json is valid and says at
+    which isolation level the submission was graded; a failure of the grader itself is marked."""
     rubric = rubric or load_rubric(lab)
     submission = submission.resolve()
     if not submission.exists():
         raise LabError(f"submission not found: {submission}", "pass a folder or a .zip")
+    if sandbox.ISOLATION != "full" and not allow_weak_isolation:
+        raise WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
+                            "grade as root on a host that allows namespaces (CI, a grading server), or pass "
+                            "--allow-weak-isolation to grade anyway; every report will then say so")
     out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.stem
-    g = Grade(lab, str(submission))
-    g.tests = [TestResult(t["name"], float(t["points"])) for t in rubric["test"]]
+    g = Grade(lab, str(submission), isolation=sandbox.ISOLATION)
+    g.tests = [TestResult(t["name"], float(t["points"]), hidden=bool(t.get("hidden", t["name"].startswith("hidden"))))
+               for t in rubric["test"]]
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix=f"grade-{lab}-") as tmp:
+    try:
+        _grade_into(g, rubric, submission, hide)
+    except Exception as e:  # the grader's own failure: still a valid results.json, marked as such
+        g.grader_error = f"{type(e).__name__}: {getattr(e, 'problem', e)}"
+        g.problem = ("The grader itself failed, not your code; nothing was scored. Please tell your instructor "
+                     f"(`{g.grader_error[:300]}`).")
+        for t in g.tests:
+            t.score, t.output = 0.0, "Not graded: the grader failed (see above)."
+    g.seconds = time.monotonic() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(json.dumps(g.results_json(), indent=2))
+    (out_dir / "report.md").write_text(g.report())
+    return g
+
+
+def _grade_into(g: Grade, rubric: dict, submission: Path, hide: tuple[Path, ...]) -> None:
+    with tempfile.TemporaryDirectory(prefix=f"grade-{g.lab}-") as tmp:
         work = Path(tmp) / "submission"
         work.mkdir()
-        refused = unpack(submission, work)
+        try:
+            refused = unpack(submission, work)
+        except Refused as e:
+            g.problem = f"The submission was not unpacked: {e}. Submit only `{rubric['file']}`."
+            for t in g.tests:
+                t.output = "Not run: the submission could not be unpacked (see above)."
+            return
         source, problem = _find_source(work, rubric)
-        jail = _Jail(Path(tmp), (paths.ROOT / "grading", paths.RESULTS, submission if submission.is_dir()
-                                 else submission.parent, *hide))
+        jail = _Jail(Path(tmp), (paths.ROOT / "grading", paths.ROOT / ".git", paths.RESULTS,
+                                 submission if submission.is_dir() else submission.parent, *hide))
         if source and not problem:
             problem = (_translate(source, jail) if source.suffix == ".tla"
                        else _compile(source, Path(tmp) / "classes", jail, rubric))
@@ -200,27 +275,50 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
                 t.output = "Not run: the submission could not be built (see above)."
         else:
             _run_tests(rubric, g, Path(tmp), jail, source)
-    g.seconds = time.monotonic() - start
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "results.json").write_text(json.dumps(g.results_json(), indent=2))
-    (out_dir / "report.md").write_text(g.report())
-    return g
 
 
 def _compile(source: Path, classes: Path, jail: _Jail, rubric: dict) -> str:
-    """The submitted class; for a test-writing lab, with JUnit and the lab's public helpers."""
+    """The submitted class, then its bytecode held to the lab's API profile (labs/allowed-api.toml).
+    A test-writing lab's public helpers are compiled apart (into kit-classes), so that only
+    what the student wrote is in `classes` and held to the profile."""
     classes.mkdir()
-    cp, extra = str(javabuild.handoffs_jar()), []
+    cp = str(javabuild.handoffs_jar())
+    helpers = sorted((paths.LABS / rubric["lab"] / "public").glob("*.java"))
     if any(t["kind"] == "mutants" for t in rubric["test"]):
+        kit = classes.parent / "kit-classes"
+        kit.mkdir()
         cp = f"{cp}:{javabuild.classpath('checks')}"
-        extra = [str(p) for p in sorted((paths.LABS / rubric["lab"] / "public").glob("*.java"))]
+        run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp, "-d", str(kit),
+                        *map(str, helpers)], timeout=COMPILE_SECONDS)
+        if run.returncode != 0:
+            raise LabError(f"lab {rubric['lab']}'s public helpers do not compile:\n{run.output[-2000:]}",
+                           "rebuild the kit (`./lab test`) or restore labs/ from git")
+        cp = f"{kit}:{cp}"
     run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp,
-                    "-d", str(classes), str(source), *extra], timeout=COMPILE_SECONDS)
+                    "-d", str(classes), str(source)], timeout=COMPILE_SECONDS)
     if run.timed_out:
         return f"Compiling took longer than {COMPILE_SECONDS} s."
     if run.returncode != 0:
         return "Your code does not compile:\n\n```text\n" + run.output.replace(str(source.parent) + "/", "") + "\n```"
-    return ""
+    return _check_api(classes, jail, rubric)
+
+
+def _check_api(classes: Path, jail: _Jail, rubric: dict) -> str:
+    """Refuses a submission whose bytecode uses what its lab's profile does not allow."""
+    files = sorted(str(p) for p in classes.rglob("*.class"))
+    run = jail.run(["javap", "-v", "-p", *files], timeout=COMPILE_SECONDS)
+    parsed = allowlist.parse_javap(run.output)
+    if run.returncode != 0 or len(parsed) != len(files):
+        return "Your compiled classes could not be read back by `javap`:\n\n```text\n" + run.output[-2000:] + "\n```"
+    profile = allowlist.load(rubric.get("api", "handoff"), tuple(rubric.get("forbid", ())))
+    found = allowlist.violations(parsed, profile)
+    if not found:
+        return ""
+    listed = "\n".join(f"- {v}" for v in found[:20]) + (f"\n- … and {len(found) - 20} more" if len(found) > 20 else "")
+    return (f"`{rubric['file']}` uses what a submission to lab {rubric['lab']} may not use, so it was not run:\n\n"
+            f"{listed}\n\nA handoff needs only monitors, locks, atomics and collections; files, processes, "
+            "reflection, system properties and ending the JVM are refused, because the checkers run your class in "
+            "their own JVM. `labs/allowed-api.toml` lists what is allowed.")
 
 
 def _translate(source: Path, jail: _Jail) -> str:
@@ -282,28 +380,62 @@ def _run_junit(rubric: dict, classes: Path, tmp: Path, jail: _Jail) -> dict[str,
         msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
               + build.output + "\n```"
         return {t["method"]: (False, msg) for t in rubric["test"] if t["kind"] == "junit"}
-    reports = tmp / "junit-reports"
-    run = jail.run(["java", "-cp", f"{test_classes}:{classes}:{cp}", "org.junit.platform.console.ConsoleLauncher",
-                       "execute", "--disable-banner", "--details=none", "--scan-class-path", str(test_classes),
-                       f"--config=junit.jupiter.execution.timeout.default={JUNIT_TIMEOUT}",
-                       "--config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD",
-                       "--reports-dir", str(reports)], timeout=TEST_SECONDS)
-    results = {}
-    for report in reports.glob("*.xml"):
-        for case in ET.parse(report).getroot().iter("testcase"):
-            method = case.get("name", "").split("(")[0]
-            failure = case.find("failure")
-            if failure is None:
-                failure = case.find("error")
-            if failure is None:
-                results[method] = (True, "Passed.")
-            else:
-                results[method] = (False, "Failed: " + (failure.get("message") or failure.text or "")[:2000])
+    run, cases = _junit(jail, f"{test_classes}:{classes}:{cp}", test_classes, tmp / "junit-reports")
+    results = {method: (ok, "Passed." if ok else "Failed: " + message) for method, ok, message in cases}
     for t in rubric["test"]:
         if t["kind"] == "junit" and t["method"] not in results:
             results[t["method"]] = (False, (f"Timed out after {TEST_SECONDS} s: a thread probably waits for ever."
                                             if run.timed_out else _ended_early("the public tests", run)))
     return results
+
+
+REPORT_CAP = 4 * 1024 * 1024    # bytes of a report file the grader reads (a JUnit XML, a verdict, a CSV)
+
+
+class MalformedReport(Exception):
+    """A report file that is missing, not a regular file, too large, or not what its reader expects."""
+
+
+def read_report(path: Path) -> str:
+    """Exactly the file at `path`: a regular file (never a link, nor under one), at most REPORT_CAP bytes."""
+    if os.path.realpath(path) != os.path.abspath(path):
+        raise MalformedReport(f"{path.name} lies behind a symbolic link")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # a FIFO must not block the grader
+    except OSError as e:
+        raise MalformedReport(f"{path.name}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise MalformedReport(f"{path.name} is not a regular file")
+        if st.st_size > REPORT_CAP:
+            raise MalformedReport(f"{path.name} has {st.st_size} bytes (more than {REPORT_CAP})")
+        return f.read(REPORT_CAP).decode("utf-8", "replace")
+
+
+def _junit(jail: _Jail, classpath: str, scan: Path, reports: Path, props: tuple[str, ...] = ()
+           ) -> tuple[sandbox.Run, list[tuple[str, bool, str]]]:
+    """JUnit's console launcher on the test classes in `scan`; (method, passed, message) for each
+    test its XML report lists. A report that is missing or malformed lists nothing."""
+    run = jail.run(["java", *props, "-cp", classpath, "org.junit.platform.console.ConsoleLauncher",
+                    "execute", "--disable-banner", "--details=none", "--disable-ansi-colors",
+                    "--scan-class-path", str(scan),
+                    f"--config=junit.jupiter.execution.timeout.default={JUNIT_TIMEOUT}",
+                    "--config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD",
+                    "--reports-dir", str(reports)], timeout=TEST_SECONDS)
+    cases = []
+    try:
+        root = ET.fromstring(read_report(reports / "TEST-junit-jupiter.xml"))
+    except (MalformedReport, ET.ParseError):
+        return run, cases
+    for case in root.iter("testcase"):
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        message = "" if failure is None else (failure.get("message") or failure.text or "")[:2000]
+        cases.append((case.get("name", "").split("(")[0], failure is None and case.find("skipped") is None,
+                      message or ("skipped" if case.find("skipped") is not None else "")))
+    return run, cases
 
 
 def _ended_early(what: str, run: sandbox.Run) -> str:
@@ -313,30 +445,51 @@ def _ended_early(what: str, run: sandbox.Run) -> str:
 
 
 def _run_checker(spec: dict, cls: str, classes: Path, tmp: Path, result: TestResult, jail: _Jail) -> None:
-    """A rubric's checker test: `checker`, and optionally `like` (check the class as the kit checks
-    that design) and `seconds` (the stress run's length; a rare interleaving needs longer)."""
-    checker = spec["checker"]
+    """A rubric's checker test: `checker` (one, or a list run in turn: the test passes only if
+    every one passes, so a bug that one of them finds every run is a deterministic mark even
+    when another finds it only by luck), and optionally `like` (check the class as the kit
+    checks that design) and `seconds` (the stress run's length)."""
+    checkers = spec["checker"] if isinstance(spec["checker"], list) else [spec["checker"]]
+    passed = []
+    for checker in checkers:
+        verdict, problem = _checker_verdict(checker, spec, cls, classes, tmp, jail)
+        if problem:
+            result.output = problem
+            return
+        if verdict["verdict"] != "pass":
+            result.output = _explain(verdict)
+            lane = javacheck.swimlane(verdict)
+            if lane and lane.steps:  # a class that never loaded has no schedule to draw
+                lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
+                result.swimlane_md = lane.markdown()
+            return
+        passed.append(f"{checker}: {verdict['detail'] or 'no interleaving breaks exactly-once'}")
+    result.score = result.max_score
+    result.output = "Passed: " + "; ".join(passed) + "."
+
+
+def _checker_verdict(checker: str, spec: dict, cls: str, classes: Path, tmp: Path, jail: _Jail
+                     ) -> tuple[dict, str]:
+    """(the verdict, "") of one checker on the submitted class, or ({}, why there is none)."""
     out = tmp / f"{checker}.json"
     cmd = javacheck.checker_command(checker, cls, out, float(spec.get("seconds", STRESS_SECONDS)), str(classes),
                                     like=spec.get("like"))
-    run = jail.run(cmd, timeout=TEST_SECONDS)
+    nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
+    run = jail.run([*cmd, "--nonce-stdin"], timeout=TEST_SECONDS, stdin=nonce + "\n")
     if run.timed_out:
-        result.output = (f"Not graded: the {checker} check ran past {TEST_SECONDS} s without a verdict (a thread that "
-                         f"never returns, or a class that never finishes loading?).\n\n```text\n{run.output[-3000:]}\n```")
-        return
+        return {}, (f"Not graded: the {checker} check ran past {TEST_SECONDS} s without a verdict (a thread that "
+                    f"never returns, or a class that never finishes loading?).\n\n```text\n{run.output[-3000:]}\n```")
     if not out.exists():
-        result.output = _ended_early(f"the {checker} check", run)
-        return
-    verdict = json.loads(out.read_text())
-    if verdict["verdict"] == "pass":
-        result.score = result.max_score
-        result.output = f"Passed: {verdict['detail'] or 'no interleaving breaks exactly-once'}."
-        return
-    result.output = _explain(verdict)
-    lane = javacheck.swimlane(verdict)
-    if lane and lane.steps:  # a class that never loaded has no schedule to draw
-        lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
-        result.swimlane_md = lane.markdown()
+        return {}, _ended_early(f"the {checker} check", run)
+    try:
+        verdict = json.loads(read_report(out))
+        if not isinstance(verdict, dict) or verdict.get("nonce") != nonce:
+            raise MalformedReport("it does not carry the nonce this grading gave the checker")
+        verdict["verdict"], verdict["detail"]  # noqa: B018 (the keys every verdict has)
+    except (MalformedReport, ValueError, KeyError) as e:
+        return {}, (f"Not graded: the {checker} check's report is malformed ({e}). The checker writes it; "
+                    "a submission that could change it is refused before it runs, so please tell your instructor.")
+    return verdict, ""
 
 
 def _explain(verdict: dict) -> str:
@@ -430,11 +583,6 @@ def _tlc_verdict(variant, source: Path, jail: _Jail) -> tuple[str, str, object]:
 
 # -- a test-writing lab: the submitted tests against correct handoffs and mutants -----------
 
-# Submitted tests must judge a handoff by its behaviour only.
-_PEEKING = re.compile(r"getClass\b|java\.lang\.reflect|getDeclared|Class\.forName|getProperty|getenv|"
-                      r"StackWalker|handofflab\.handoffs\.(?!Handoff\b)|\.class\b")
-
-
 def _score_mutants(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     """Each `mutants` test names one of the kit's handoffs; the submitted JUnit tests run
     against it (through the lab's `Subject`). A buggy one scores when the tests fail it (a
@@ -442,30 +590,24 @@ def _score_mutants(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     it, and only if they kill at least one mutant."""
     cat = catalog.load()
     tests = _tests_of(rubric, g, "mutants")
-    source = next(tmp.rglob(rubric["file"]))
-    peeking = _PEEKING.search(_code_only(source.read_text(errors="replace")))
-    if peeking:
-        for _, result in tests:
-            result.output = (f"Not graded: your tests use `{peeking.group(0).strip()}`. They must judge a handoff "
-                             "by what it does (put, take, timing), never by what it is.")
-        return
-    cp = javabuild.classpath("checks")
+    cp = f"{tmp / 'classes'}:{tmp / 'kit-classes'}:{javabuild.classpath('checks')}"
     outcome = {}
-    for spec, _ in tests:
-        name = spec["handoff"]
-        run = jail.run(["java", f"-Dhandofflab.subject={name}", "-cp", f"{tmp / 'classes'}:{cp}",
-                        "org.junit.platform.console.ConsoleLauncher", "execute", "--disable-banner",
-                        "--details=summary", "--disable-ansi-colors", "--scan-class-path", str(tmp / "classes"),
-                        f"--config=junit.jupiter.execution.timeout.default={JUNIT_TIMEOUT}",
-                        "--config=junit.jupiter.execution.timeout.thread.mode.default=SEPARATE_THREAD"],
-                       timeout=TEST_SECONDS)
-        found = re.search(r"(\d+) tests found", run.output)
+    # A fresh JVM, a fresh temporary folder and a secret order for every handoff: a suite that
+    # counts its runs (to fail "the third one") has nothing to count with.
+    order = [spec["handoff"] for spec, _ in tests]
+    secrets.SystemRandom().shuffle(order)
+    for i, name in enumerate(order):
+        run_tmp = jail.work / f"run-{i}"
+        run_tmp.mkdir()
+        run, cases = _junit(jail, cp, tmp / "classes", tmp / f"mutants-{i}",
+                            (f"-Dhandofflab.subject={name}", f"-Djava.io.tmpdir={run_tmp}"))
+        failures = [f"{method}: {message}" for method, ok, message in cases if not ok]
         if run.timed_out:
             outcome[name] = ("failed", f"your tests ran past {TEST_SECONDS} s")
-        elif not found or found.group(1) == "0" or run.returncode == 2:
+        elif not cases:
             outcome[name] = ("none", "no test ran: annotate your test methods with @Test")
         else:
-            outcome[name] = ("passed" if run.returncode == 0 else "failed", _junit_failures(run.output))
+            outcome[name] = ("failed" if failures else "passed", "\n".join(failures)[:2000])
     correct = [n for n in outcome if cat.variant(n).correct]
     no_false_alarm = all(outcome[n][0] == "passed" for n in correct)
     kills = [n for n in outcome if not cat.variant(n).correct and outcome[n][0] == "failed"]
@@ -492,19 +634,15 @@ def _score_mutants(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
                              "proves nothing. Remove the false alarm first.")
 
 
-def _junit_failures(output: str) -> str:
-    """The console launcher's failure lines, without its tree and colours."""
-    lines = [l.strip() for l in output.splitlines() if re.search(r"MethodSource|=>|Exception|Error|expected", l)]
-    return "\n".join(lines[:20])[:2000] or output[-1500:]
-
-
 # -- a server lab: the submitted handoff in the kit's pre-threaded server, under load ----------
 
 def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
     """Runs the papers' experiment (ServerBench: real TCP on 127.0.0.1, the load client) on the
-    kit's PreThreadedServer with the submitted handoff. `exactly-once`: every run's requests
-    answered once and the server drained; `efficiency`: the median run at `target` or better,
-    counted only when exactly-once holds."""
+    kit's PreThreadedServer with the submitted handoff, and with the kit's own handoff for the
+    same design, run by run in turn on the same load. `exactly-once`: every run of the submitted
+    handoff answered each request once and the server drained; `efficiency`: its median
+    efficiency (Little's-law bound / time) at least `target` times the kit's, measured side by
+    side, so that a busy grading machine slows both alike; counted only when exactly-once holds."""
     x = rubric["server"]
     tests = _tests_of(rubric, g, "server")
     if any(r.score < r.max_score for _, r in _tests_of(rubric, g, "junit")):
@@ -512,20 +650,30 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
             result.output = "Not run: the public test must pass first."
         return
     csv_out = tmp / "server-runs.csv"
-    point = f"{x['design']}@{rubric['class']}:{x['t_r']}:{x['workers']}:{x['slots']}"
+    shape = f"{x['t_r']}:{x['workers']}:{x['slots']}"
     run = jail.run(["java", "-cp", f"{tmp / 'classes'}:{javabuild.classpath('servers')}",
                     "handofflab.servers.ServerBench", str(csv_out), str(x["runs"]), str(x["children"]),
-                    str(x["requests"]), point], timeout=SERVER_SECONDS)
-    rows = list(csv.DictReader(csv_out.open())) if csv_out.exists() else []
-    table = "| run | seconds | bound s | efficiency | lost | duplicated | status |\n|---|---|---|---|---|---|---|\n" + \
-        "".join(f"| {r['rep']} | {r['seconds']} | {r['bound_seconds']} | {r['efficiency']} | {r['lost']} | "
-                f"{r['duplicated']} | {r['status']} |\n" for r in rows)
-    complete = len(rows) == int(x["runs"])
-    once = complete and all(r["status"] == "ok" for r in rows)
-    efficiencies = sorted(float(r["efficiency"]) for r in rows if r["status"] == "ok")
-    median = efficiencies[len(efficiencies) // 2] if efficiencies else 0.0
+                    str(x["requests"]), f"{x['design']}@{rubric['class']}:{shape}", f"{x['design']}:{shape}"],
+                   timeout=SERVER_SECONDS)
+    try:
+        rows = list(csv.DictReader(io.StringIO(read_report(csv_out)))) if csv_out.exists() else []
+        for r in rows:
+            float(r["efficiency"]), r["status"], r["rep"], r["design"]  # noqa: B018 (the columns scored below)
+    except (MalformedReport, KeyError, ValueError, TypeError, csv.Error):
+        rows = []  # malformed: scored as runs that did not finish
+    yours = [r for r in rows if "@" in r["design"]]
+    kits = [r for r in rows if "@" not in r["design"]]
+    table = ("| run | handoff | seconds | bound s | efficiency | lost | duplicated | status |\n"
+             "|---|---|---|---|---|---|---|---|\n" +
+             "".join(f"| {r['rep']} | {'yours' if '@' in r['design'] else 'the kit' + chr(39) + 's'} | "
+                     f"{r['seconds']} | {r['bound_seconds']} | {r['efficiency']} | {r['lost']} | {r['duplicated']} "
+                     f"| {r['status']} |\n" for r in rows))
+    complete = len(yours) == int(x["runs"])
+    once = complete and all(r["status"] == "ok" for r in yours)
+    median = _median(float(r["efficiency"]) for r in yours if r["status"] == "ok")
+    baseline = _median(float(r["efficiency"]) for r in kits if r["status"] == "ok")
     why = ("" if complete else
-           f"Only {len(rows)} of {x['runs']} runs finished" + (f": the runs took longer than {SERVER_SECONDS} s "
+           f"Only {len(yours)} of {x['runs']} runs finished" + (f": the runs took longer than {SERVER_SECONDS} s "
            "(a worker or the acceptor waits for ever?)" if run.timed_out else ".\n\n" + _ended_early("the server", run)))
     for spec, result in tests:
         if spec["check"] == "exactly-once":
@@ -536,23 +684,35 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
                                  "drain (the status column says which).") + "\n\n" + table
         elif spec["check"] == "efficiency":
             target = float(spec["target"])
-            if once and median >= target:
-                result.score = result.max_score
-                result.output = f"Passed: median efficiency {median:.3f} ≥ {target}.\n\n" + table
-            elif once:
-                result.output = (f"Failed: median efficiency {median:.3f} < {target}: the handoff holds the server "
-                                 "back. What does a thread that cannot go on do: wait to be woken, or spin? "
-                                 "(hint 2)\n\n" + table)
-            else:
+            if not once:
                 result.output = "Not counted: the server must serve every request exactly once first."
+            elif not baseline or len(kits) < int(x["runs"]):
+                g.pending = True
+                result.output = ("Not graded: the kit's own handoff could not be measured beside yours (the grading "
+                                 "machine was too busy?). Your instructor will regrade.\n\n" + table)
+            elif median / baseline >= target:
+                result.score = result.max_score
+                result.output = (f"Passed: median efficiency {median:.3f}, {median / baseline:.2f} × the kit's "
+                                 f"{baseline:.3f} in the same runs (≥ {target}).\n\n" + table)
+            else:
+                result.output = (f"Failed: median efficiency {median:.3f} is {median / baseline:.2f} × the kit's "
+                                 f"{baseline:.3f} in the same runs (< {target}): the handoff holds the server back. "
+                                 "What does a thread that cannot go on do: wait to be woken, or spin? (hint 2)\n\n"
+                                 + table)
         else:
             raise LabError(f"labs/{rubric['lab']}/rubric.toml: unknown server check '{spec['check']}'",
                            "checks are exactly-once and efficiency")
 
 
+def _median(values) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if ordered else 0.0
+
+
 # -- repeatability ---------------------------------------------------------------------
 
-def reruns(lab: str, submission: Path, runs: int, out_dir: Path | None = None) -> dict:
+def reruns(lab: str, submission: Path, runs: int, out_dir: Path | None = None,
+           allow_weak_isolation: bool = False) -> dict:
     """Grades one submission `runs` times: every run must give the same marks, test by test
     (a correct solution full marks every time, a buggy one its failures every time). Writes
     reruns.csv (one row per run: seconds and each test's score) and exits 1 on any difference."""
@@ -564,7 +724,7 @@ def reruns(lab: str, submission: Path, runs: int, out_dir: Path | None = None) -
     with progress() as bar:
         task = bar.add_task(f"grading {submission.name} {runs} times", total=runs)
         for i in range(runs):
-            g = grade(lab, submission, out_dir / "last")
+            g = grade(lab, submission, out_dir / "last", allow_weak_isolation=allow_weak_isolation)
             marks = [t.score for t in g.tests]
             first = first or marks
             rows.append({"run": i + 1, "seconds": round(g.seconds, 1), "score": g.score,
@@ -600,7 +760,8 @@ def submissions_in(folder: Path) -> list[Path]:
     return found
 
 
-def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int | None = None) -> Path:
+def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int | None = None,
+                allow_weak_isolation: bool = False) -> Path:
     """Grades every submission in `folder`, `jobs` at a time, each hidden from the others;
     writes out_dir/NAME/{results.json,report.md} and out_dir/gradebook.csv. A submission that
     breaks the grader itself is a row with its error, never the end of the batch."""
@@ -609,6 +770,9 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     from handofflab.console import ok, progress, warn
 
     rubric = load_rubric(lab)
+    if sandbox.ISOLATION != "full" and not allow_weak_isolation:  # once, not as a row per student
+        raise WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
+                            "grade as root on a host that allows namespaces, or pass --allow-weak-isolation")
     folder = folder.resolve()
     subs = submissions_in(folder)
     out_dir = (out_dir or paths.RESULTS / "grading" / lab / f"batch-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
@@ -625,7 +789,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     def one(sub: Path) -> dict:
         row = {"submission": sub.name}
         try:
-            g = grade(lab, sub, out_dir / sub.stem, hide=(folder,))
+            g = grade(lab, sub, out_dir / sub.stem, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
             row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1), problem=g.problem[:200])
             row.update({n: t.score for n, t in zip(names, g.tests)})
         except Exception as e:  # the grader's own failure: recorded, and the batch goes on

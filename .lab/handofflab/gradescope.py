@@ -12,18 +12,32 @@ import zipfile
 from pathlib import Path
 
 from handofflab import grader, paths
-from handofflab.console import LabError, ok
+from handofflab.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "gradescope"
 
+# What the zip leaves out of the kit: the grader's own tests, the reference solutions and the
+# buggy samples (grading/tests/), none of which grading needs, and all a student must not see.
+EXCLUDED = ("grading/tests/",)
+
 SETUP = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when the autograder is built.
+# Gradescope runs this once, as root, when the autograder is built (its default image is
+# Ubuntu 22.04, whose python3 is 3.10: the kit needs 3.11, which 22.04 ships as python3.11).
 set -euo pipefail
 apt-get update -q
-apt-get install -y -q openjdk-17-jdk-headless maven python3 python3-venv util-linux iproute2
+apt-get install -y -q openjdk-17-jdk-headless maven python3.11 python3.11-venv util-linux iproute2
 cd /autograder/source/kit
 ./lab doctor || true          # lists what is there; the grader needs no book tools
-./lab grade {lab} labs/{lab}/starter --out /tmp/warm-up >/dev/null  # builds java/ and .venv once
+# The isolation this container gives submitted code, checked now rather than at the first submission.
+level=$(./lab grade-isolation)
+echo "grader sandbox: $level"
+if [ "$level" != "full" ] && [ "{allow_weak}" != "yes" ]; then
+  echo "This container cannot isolate submitted code ($level). Re-export with" >&2
+  echo "  ./lab export-gradescope {lab} --allow-weak-isolation" >&2
+  echo "to grade anyway (every result will say so), or use a host that allows namespaces." >&2
+  exit 1
+fi
+./lab grade {lab} labs/{lab}/starter --out /tmp/warm-up {weak_flag} >/dev/null  # builds java/ and .venv once
 """
 
 RUN = """#!/usr/bin/env bash
@@ -33,16 +47,23 @@ set -uo pipefail
 root="${{AUTOGRADER_ROOT:-/autograder}}"
 kit="${{HANDOFFLAB_KIT:-$root/source/kit}}"
 mkdir -p "$root/results"
-if ! "$kit/lab" grade {lab} "$root/submission" --out "$root/results"; then
-  # the grader itself failed: still a valid results.json, so the student sees why
-  python3 -c 'import json,sys; json.dump({{"score": 0, "output": "The autograder itself failed, not your code. "
-  "Please tell your instructor.", "tests": []}}, open(sys.argv[1], "w"))' "$root/results/results.json"
+"$kit/lab" grade {lab} "$root/submission" --out "$root/results" {weak_flag}
+status=$?
+if [ ! -s "$root/results/results.json" ]; then
+  # the grader could not even start: still a valid results.json, so the student sees why
+  python3 -c 'import json,sys; json.dump({{"score": 0, "output": "The autograder itself failed (exit '$status'), "
+  "not your code. Please tell your instructor.", "tests": []}}, open(sys.argv[1], "w"))' "$root/results/results.json"
 fi
 """
 
 
-def export(lab: str) -> Path:
+def export(lab: str, allow_weak_isolation: bool = False) -> Path:
     rubric = grader.load_rubric(lab)  # an unknown lab is a clear error
+    dirty = subprocess.run(["git", "-C", str(paths.ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    if dirty:
+        warn("the zip packs the kit as committed (HEAD); these uncommitted changes are NOT in it:\n"
+             + "\n".join("  " + line for line in dirty.splitlines()[:20]))
     head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     if head.returncode != 0:
         raise LabError("export-gradescope packs the kit from git, and this is not a git checkout",
@@ -52,13 +73,16 @@ def export(lab: str) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     target = OUT / f"{lab}-autograder.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, text in (("setup.sh", SETUP.format(lab=lab)), ("run_autograder", RUN.format(lab=lab))):
+        weak = "--allow-weak-isolation" if allow_weak_isolation else ""
+        for name, text in (("setup.sh", SETUP.format(lab=lab, allow_weak="yes" if weak else "no", weak_flag=weak)),
+                           ("run_autograder", RUN.format(lab=lab, weak_flag=weak))):
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o100755 << 16  # executable, as Gradescope requires
             z.writestr(info, text)
         with zipfile.ZipFile(io.BytesIO(archive.stdout)) as kit:
             for info in kit.infolist():
-                z.writestr(info, kit.read(info))
+                if not info.filename.removeprefix("kit/").startswith(EXCLUDED):
+                    z.writestr(info, kit.read(info))
     ok(f"{target} (the kit at {head.stdout.strip()}): upload it as the autograder of the Gradescope "
        f"assignment; students submit {rubric['file']}")
     return target

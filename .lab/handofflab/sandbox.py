@@ -7,15 +7,22 @@ what it must not see, or reach out:
 - its output read through a pipe, the first OUTPUT_CAP bytes kept and the rest discarded,
   so a gigabyte of printing costs neither memory nor disk;
 - where the grader runs as root (CI, a grading server, Gradescope's container): its own network
-  namespace with only loopback up, its own mount namespace in which /tmp is empty, private and
-  small, /var/tmp and /dev/shm are empty and read-only, the hidden tests and other submissions are covered by empty
-  folders, and it runs as `nobody`, so it can write only its own work folder.
+  namespace with only loopback up; its own PID namespace with a fresh /proc (no other process
+  is visible); its own IPC and UTS namespaces (no shared memory or message queue outlives it or
+  reaches a neighbour); its own mount namespace in which /tmp is empty, private and small,
+  /var/tmp, /dev/shm and /run (UNIX sockets of host services, /run/lock) are empty and
+  read-only, and the hidden tests, the kit's .git, results and other submissions are covered by
+  empty folders; it runs as a uid of its own (one per grading, never shared with a neighbour),
+  so it can write only its own work folder and its process limit is its own; and where the
+  host's cgroups can be written, one cgroup per run caps its memory and tasks in total.
 
-Without root the grader says so (ISOLATION below) and keeps the limits it can set alone."""
+Without root the grader says so (ISOLATION below) and keeps the limits it can set alone;
+`grader.grade` then refuses to grade unless the instructor allows the weaker level, and
+every results.json says which level graded it."""
 from __future__ import annotations
 
+import itertools
 import os
-import pwd
 import resource
 import shlex
 import shutil
@@ -27,8 +34,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 OUTPUT_CAP = 64 * 1024          # bytes of output kept for feedback
-NPROC = 1024                    # tasks (threads count) of the sandbox user, machine-wide
-NOBODY = pwd.getpwnam("nobody")
+NPROC = 1024                    # tasks (threads count) of one grading's uid
+MEMORY_TOTAL = 3 * 1024 ** 3    # bytes one run may hold in all its processes (where cgroups allow)
+# One uid per grading, from a range no account uses; the base moves with the grader's pid so that
+# two graders running at once (a batch in two shells) do not share one.
+_UIDS = itertools.count(200_000 + (os.getpid() % 4096) * 64)
+
+
+_UNSHARE = ["unshare", "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc"]
+
+
+def new_uid() -> int:
+    """A uid for one grading's runs: its files, its process limit, nobody else's."""
+    return next(_UIDS)
 
 
 def _isolation() -> str:
@@ -37,7 +55,7 @@ def _isolation() -> str:
         return "not root: no network or file-system isolation (run the grader as root, as CI and Gradescope do)"
     if not shutil.which("unshare") or not shutil.which("setpriv"):
         return "util-linux's unshare/setpriv missing (Debian: apt-get install util-linux)"
-    probe = subprocess.run(["unshare", "--net", "--mount", "--pid", "--fork", "true"], capture_output=True)
+    probe = subprocess.run([*_UNSHARE, "true"], capture_output=True)
     if probe.returncode != 0:
         return f"namespaces refused here: {probe.stderr.decode(errors='replace').strip()}"
     return "full"
@@ -55,8 +73,10 @@ class Run:
     truncated: bool
 
 
-def _limits(cpu_seconds: int, memory_bytes: int):
+def _limits(cpu_seconds: int, memory_bytes: int, cgroups: list[Path]):
     def apply():
+        for group in cgroups:  # before exec: the run and everything it starts count against the group
+            (group / "cgroup.procs").write_text(str(os.getpid()))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024 * 1024,) * 2)
@@ -65,50 +85,98 @@ def _limits(cpu_seconds: int, memory_bytes: int):
 
 
 MASKED = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+STAGE = Path("/run")    # masked last: where the folders to keep wait while the others are emptied
 
 
-def _jail(cmd: list[str], work: Path, hide: list[Path]) -> list[str]:
+class _CGroups:
+    """One cgroup per run in each writable v1 hierarchy (memory, pids) or in v2: total memory
+    and tasks of the run, all its processes together. Empty where the host does not allow it
+    (a container without write access to /sys/fs/cgroup): then the per-process limits remain."""
+    ROOT = Path("/sys/fs/cgroup")
+
+    def __init__(self, name: str):
+        self.groups: list[Path] = []
+        limits = {"memory": ("memory.limit_in_bytes", str(MEMORY_TOTAL)), "pids": ("pids.max", str(NPROC))}
+        unified = self.ROOT / "cgroup.controllers"
+        try:
+            if unified.exists():
+                group = self.ROOT / name
+                group.mkdir()
+                self.groups.append(group)
+                (group / "memory.max").write_text(str(MEMORY_TOTAL))
+                (group / "pids.max").write_text(str(NPROC))
+                return
+            for controller, (knob, value) in limits.items():
+                group = self.ROOT / controller / name
+                group.mkdir()
+                self.groups.append(group)
+                (group / knob).write_text(value)
+        except OSError:
+            self.close()
+
+    def close(self) -> None:
+        for group in self.groups:
+            try:
+                group.rmdir()
+            except OSError:
+                pass
+        self.groups = []
+
+
+def _cgroups_available() -> bool:
+    probe = _CGroups(f"handofflab-probe-{os.getpid()}")
+    ok = bool(probe.groups)
+    probe.close()
+    return ok
+
+
+CGROUPS = ISOLATION == "full" and _cgroups_available()
+
+
+def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
     """The command wrapped in namespaces: the shell below runs as root inside them, arranges
-    the mounts, brings loopback up, then becomes nobody for good and execs the command."""
+    the mounts, brings loopback up, then becomes `uid` for good and execs the command."""
     from handofflab import paths
 
     home = Path.home()
-    # What must stay reachable through the emptied temporary folders: the work folder, and the
-    # kit itself when it lives in one (a fresh clone in /tmp, as CI makes).
-    keep = [work] + [paths.ROOT for m in MASKED if paths.ROOT.is_relative_to(m)]
+    # What must stay reachable through the emptied folders: the work folder, and the kit itself
+    # when it lives in one (a fresh clone in /tmp, as CI makes).
+    keep = [work] + [paths.ROOT for m in (*MASKED, STAGE) if paths.ROOT.is_relative_to(m)]
+    q = shlex.quote
     lines = ["set -e", "mount --make-rprivate /",            # nothing done here reaches the host
-             "ip link set lo up"]
+             "ip link set lo up",
+             f"mount -t tmpfs -o mode=755,size=1m none {STAGE}"]   # host services' sockets and locks: gone
     for i, k in enumerate(keep):
-        lines += [f"mkdir -p /run/handofflab-keep-{i}", f"mount --bind {shlex.quote(str(k))} /run/handofflab-keep-{i}"]
+        lines += [f"mkdir -p {STAGE}/keep-{i}", f"mount --bind {q(str(k))} {STAGE}/keep-{i}"]
     if home != Path("/") and (home.stat().st_mode & 0o001) == 0:
-        # nobody cannot pass through a private home: keep Maven's jars reachable, hide the rest
+        # the sandbox's uid cannot pass through a private home: keep Maven's jars reachable, hide the rest
         m2 = home / ".m2"
-        lines += ["mkdir -p /run/handofflab-m2", f"mount --bind {shlex.quote(str(m2))} /run/handofflab-m2",
-                  f"mount -t tmpfs -o mode=755,size=1m none {shlex.quote(str(home))}",
-                  f"mkdir -p {shlex.quote(str(m2))}", f"mount --bind -o ro /run/handofflab-m2 {shlex.quote(str(m2))}"]
+        lines += [f"mkdir -p {STAGE}/m2", f"mount --bind {q(str(m2))} {STAGE}/m2",
+                  f"mount -t tmpfs -o mode=755,size=1m none {q(str(home))}",
+                  f"mkdir -p {q(str(m2))}", f"mount --bind -o ro {STAGE}/m2 {q(str(m2))}"]
     # Every world-writable place is emptied. /tmp stays writable, private and small: the JVM's
     # attach mechanism (Lincheck's agent attaches itself) needs it; the others are read-only.
     for d in MASKED:
         opts = "mode=1777,size=64m" if d == Path("/tmp") else "ro,mode=1777,size=1m"
         lines.append(f"mount -t tmpfs -o {opts} none {d}")
     for i, k in enumerate(keep):
-        lines += [f"mkdir -p {shlex.quote(str(k))}", f"mount --bind /run/handofflab-keep-{i} {shlex.quote(str(k))}"]
+        lines += [f"mkdir -p {q(str(k))}", f"mount --bind {STAGE}/keep-{i} {q(str(k))}"]
     for h in hide:
         if h.exists() and not work.is_relative_to(h):
-            q = shlex.quote(str(h))  # a path under /tmp is already gone: only what is still there
-            lines.append(f"if [ -d {q} ]; then mount -t tmpfs -o ro,mode=000,size=1m none {q}; fi")
-    lines.append(f'exec setpriv --reuid={NOBODY.pw_uid} --regid={NOBODY.pw_gid} --clear-groups '
+            qh = q(str(h))  # a path under /tmp is already gone: only what is still there
+            lines.append(f"if [ -d {qh} ]; then mount -t tmpfs -o ro,mode=000,size=1m none {qh}; fi")
+    lines.append(f"mount -o remount,ro {STAGE}")
+    lines.append(f'exec setpriv --reuid={uid} --regid={uid} --clear-groups '
                  f'--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"')
-    return ["unshare", "--net", "--mount", "--pid", "--fork", "--kill-child", "--", "sh", "-c", "\n".join(lines),
-            "sandbox", *cmd]
+    return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "sandbox", *cmd]
 
 
-def prepare(work: Path) -> None:
-    """Let the sandbox user write its work folder (and pass through the folders above it)."""
+def prepare(work: Path, uid: int) -> None:
+    """Let the run's uid write its work folder (and pass through the folders above it)."""
     if ISOLATION != "full":
         return
     for p in [work, *work.rglob("*")]:
-        os.chown(p, NOBODY.pw_uid, NOBODY.pw_gid, follow_symlinks=False)
+        os.chown(p, uid, uid, follow_symlinks=False)
     for parent in work.parents:
         if parent == Path("/tmp") or parent == Path("/"):
             break
@@ -117,15 +185,33 @@ def prepare(work: Path) -> None:
 
 def run(cmd: list[str], timeout: float, cwd: str | None = None, env: dict | None = None,
         cpu_seconds: int = 300, memory_bytes: int = 8 * 1024 ** 3, work: Path | None = None,
-        hide: tuple[Path, ...] = ()) -> Run:
-    """Run cmd in a new session (jailed in `work` where ISOLATION is full); at the time limit
-    kill its whole process group."""
+        hide: tuple[Path, ...] = (), stdin: str | None = None, uid: int | None = None) -> Run:
+    """Run cmd in a new session (jailed in `work` as `uid` where ISOLATION is full); at the time
+    limit kill its whole process group. `stdin`: text written to its standard input."""
+    groups = _CGroups(f"handofflab-{os.getpid()}-{next(_RUNS)}") if work is not None and ISOLATION == "full" else None
     if work is not None and ISOLATION == "full":
-        cmd = _jail(cmd, work, list(hide))
+        cmd = _jail(cmd, work, list(hide), uid if uid is not None else new_uid())
+    try:
+        return _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups.groups if groups else [])
+    finally:
+        if groups:
+            groups.close()
+
+
+_RUNS = itertools.count()
+
+
+def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, cgroups) -> Run:
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True,
-                            preexec_fn=_limits(cpu_seconds, memory_bytes))
+                            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_limits(cpu_seconds, memory_bytes, cgroups))
+    if stdin is not None:
+        try:
+            proc.stdin.write(stdin.encode())
+            proc.stdin.close()
+        except OSError:  # it ended before reading: its exit says why
+            pass
     kept, size = bytearray(), [0]
 
     def drain():  # keeps the first OUTPUT_CAP bytes; reads and drops the rest so the child never blocks

@@ -197,7 +197,10 @@ def doctor() -> list[ToolStatus]:
                            JPF_HOWTO if not jpf_ok else ""))
     from handofflab import sandbox
     full = sandbox.ISOLATION == "full"
-    rows.append(ToolStatus("grader sandbox", "network, file and user isolation of submissions",
-                           "namespaces + nobody" if full else None, True,
-                           "" if full else f"limits only — {sandbox.ISOLATION}"))
+    rows.append(ToolStatus("grader sandbox", "network, PID, IPC, mount and uid isolation of submissions",
+                           ("namespaces + a uid per grading" + (" + cgroup limits" if sandbox.CGROUPS else
+                                                                 " (no writable cgroups: per-process limits)"))
+                           if full else None, True,
+                           "" if full else f"limits only — {sandbox.ISOLATION}; `./lab grade` refuses to grade "
+                           "here unless given --allow-weak-isolation"))
     return rows

@@ -50,7 +50,7 @@ def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatc
     for name in ("a", "b"):
         (subs / name).mkdir(parents=True)
     real = grader.grade
-    monkeypatch.setattr(grader, "grade", lambda lab, sub, out, hide=(): (_ for _ in ()).throw(OSError("disk full"))
+    monkeypatch.setattr(grader, "grade", lambda lab, sub, out, hide=(), **kw: (_ for _ in ()).throw(OSError("disk full"))
                         if sub.name == "a" else real(lab, SAMPLES / "wrong_package", out, hide))
     rows = list(csv.DictReader(grader.grade_batch("buffer", subs, tmp_path / "out", jobs=1).open()))
     assert rows[0]["problem"] == "GRADER ERROR: OSError: disk full" and rows[1]["score"] == "0.0"
@@ -72,6 +72,12 @@ def test_the_gradescope_zip_runs_this_grader(tmp_path):
         names = set(f.namelist())
         assert {"setup.sh", "run_autograder", "kit/lab", "kit/labs/buffer/rubric.toml"} <= names
         assert not any(n.startswith(("kit/.venv", "kit/results", "kit/java/handoffs/target")) for n in names)
+        # no hidden tests, reference solutions or buggy samples for a student to find in the image
+        assert not any(n.startswith("kit/grading/tests/") for n in names)
+        setup = f.read("setup.sh").decode()
+        # Gradescope's Ubuntu 22.04 has python3 3.10: the kit's 3.11 comes as python3.11, and the
+        # container's isolation is checked at setup, not at the first submission
+        assert "python3.11 python3.11-venv" in setup and "./lab grade-isolation" in setup
         for script in ("setup.sh", "run_autograder"):
             assert (f.getinfo(script).external_attr >> 16) & 0o111, f"{script} is not executable"
         f.extractall(tmp_path / "source")

@@ -17,9 +17,28 @@ public final class Subject {
         return System.getProperty("handofflab.subject", "MonitorBuffer");
     }
 
-    /** A new, empty handoff for ONE acceptor thread and any number of worker threads. */
+    /**
+     * A new, empty handoff for ONE acceptor thread and any number of worker threads. What you
+     * get is a wrapper that only puts and takes: it does not say which handoff is inside.
+     */
     public static <T> Handoff<T> create() {
-        return Handoffs.create(name(), Handoffs.checkSize(name()));
+        Handoff<T> inside = Handoffs.create(name(), Handoffs.checkSize(name()));
+        return new Handoff<T>() {
+            @Override
+            public void put(T item) throws InterruptedException {
+                inside.put(item);
+            }
+
+            @Override
+            public T take() throws InterruptedException {
+                return inside.take();
+            }
+
+            @Override
+            public String toString() {
+                return "the handoff under test";
+            }
+        };
     }
 
     /** How many connections it holds before put waits (Integer.MAX_VALUE: it never waits). */

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * {@code java handofflab.checks.Main CHECKER CLASS [--out FILE] [--seconds S] [--like DESIGN]}:
+ * {@code java handofflab.checks.Main CHECKER CLASS [--out FILE] [--seconds S] [--like DESIGN] [--nonce-stdin]}:
  * runs one checker over one handoff class and writes its verdict as JSON. {@code --like}
  * checks a submitted class as the kit checks DESIGN (its size and number of acceptors).
  * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
@@ -24,11 +24,17 @@ public final class Main {
         String checker = args[0], subject = args[1];
         Path out = null;
         double seconds = 10;
+        String nonce = "";
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
             } else if (args[i].equals("--seconds") && i + 1 < args.length) {
                 seconds = Double.parseDouble(args[++i]);
+            } else if (args[i].equals("--nonce-stdin")) {
+                // The grader's secret for this run, read before any submitted class loads: a
+                // verdict file without it was not written by this checker.
+                nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
+                        .readLine();
             } else if (args[i].equals("--like") && i + 1 < args.length) {
                 String like = args[++i];
                 if (!Handoffs.NAMES.contains(like)) {
@@ -51,6 +57,7 @@ public final class Main {
                 default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf"); return;
             }
         }
+        v.nonce = nonce == null ? "" : nonce;
         System.err.println(checker + " " + subject + ": " + v.verdict + (v.detail.isEmpty() ? "" : " — " + v.detail));
         if (out != null) {
             Files.createDirectories(out.toAbsolutePath().getParent());

@@ -16,6 +16,8 @@ public final class Verdict {
     public final String subject;
     public String verdict = "pass";
     public String detail = "";
+    /** The grader's secret for this run (--nonce-stdin), so that it knows who wrote the verdict. */
+    public String nonce = "";
     /** The checker's own counterexample text (Lincheck's table, JPF's trace). */
     public String trace = "";
     /** Swimlane steps: {thread, action, state}. */
@@ -32,6 +34,7 @@ public final class Verdict {
     public String toJson() {
         StringBuilder sb = new StringBuilder("{");
         field(sb, "checker", checker).append(',');
+        field(sb, "nonce", nonce).append(',');
         field(sb, "subject", subject).append(',');
         field(sb, "verdict", verdict).append(',');
         field(sb, "detail", detail).append(',');

@@ -1,0 +1,182 @@
+"""What a submitted class may use, checked on its bytecode: labs/allowed-api.toml.
+
+The checkers run a submitted class inside their own JVM (Lincheck must, to control its
+threads), so a class that could write files, read /proc, reflect, or end the JVM could also
+write the verdict. This check closes that door before any submitted code runs: `javap` (the
+JDK's class-file reader) lists every class, method and field each class file refers to, and a
+submission that refers to anything the lab's profile does not allow is refused, with the
+reference named. Source-text patterns cannot do this (comments, unicode escapes and string
+tricks bypass them); the constant pool cannot lie about what the code calls."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handofflab import paths
+from handofflab.console import LabError
+
+POLICY = paths.LABS / "allowed-api.toml"
+_KEYS = {"base", "packages", "classes", "members", "types", "deny", "extends"}
+
+# javap -v lines: "  this_class: #8   // a/b/T", "  #7 = Methodref  #8.#9  // java/lang/System.exit:(I)V"
+_HEADER = re.compile(r"^Classfile (.+)$")
+_SUPER = re.compile(r"^\s+super_class: #\d+\s+// (\S+)")
+_THIS = re.compile(r"^\s+this_class: #\d+\s+// (\S+)")
+_ENTRY = re.compile(r"^\s+#\d+ = (Class|Methodref|InterfaceMethodref|Fieldref)\s+\S+\s+// (.+)$")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    packages: frozenset[str] = frozenset()
+    classes: frozenset[str] = frozenset()
+    members: frozenset[str] = frozenset()
+    types: frozenset[str] = frozenset()
+    deny: tuple[str, ...] = ()
+    extends: frozenset[str] = frozenset()
+    forbid: tuple[str, ...] = field(default=())   # a lab's own rule (class-name prefixes), not a security one
+
+    def class_named(self, cls: str) -> bool:
+        """May this class appear as a type at all?"""
+        return (cls in self.classes or cls in self.types or self._package(cls) in self.packages
+                or any(m.startswith(cls + ".") for m in self.members) or _throwable_name(cls))
+
+    def member_used(self, owner: str, name: str) -> bool:
+        return (owner in self.classes or self._package(owner) in self.packages
+                or f"{owner}.{name}" in self.members or _throwable_name(owner))
+
+    @staticmethod
+    def _package(cls: str) -> str:
+        return cls.rpartition("/")[0] + "/"
+
+
+def _throwable_name(cls: str) -> bool:  # java/lang's exceptions may be named (caught, declared)
+    return cls.startswith("java/lang/") and "/" not in cls[10:] and cls.endswith(("Exception", "Error"))
+
+
+def load(name: str, forbid: tuple[str, ...] = ()) -> Profile:
+    try:
+        data = tomllib.loads(POLICY.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise LabError(f"{POLICY.relative_to(paths.ROOT)} cannot be read: {e}", "restore it from git")
+    profiles = data.get("profile", {})
+    if name not in profiles:
+        raise LabError(f"no API profile '{name}' in {POLICY.relative_to(paths.ROOT)}",
+                       f"profiles: {', '.join(sorted(profiles))}")
+    merged: dict[str, list[str]] = {k: [] for k in _KEYS - {"base"}}
+    chain, seen = [], set()
+    while name:
+        if name in seen or name not in profiles:
+            raise LabError(f"{POLICY.relative_to(paths.ROOT)}: profile base '{name}' is unknown or circular",
+                           "each base must name another profile")
+        seen.add(name)
+        chain.append(profiles[name])
+        name = profiles[name].get("base", "")
+    for p in chain:
+        unknown = set(p) - _KEYS
+        if unknown:
+            raise LabError(f"{POLICY.relative_to(paths.ROOT)}: unknown key(s) {sorted(unknown)}",
+                           f"keys are {', '.join(sorted(_KEYS))}")
+        for k, v in p.items():
+            if k != "base":
+                merged[k] += v
+    return Profile(name=next(iter(seen)), packages=frozenset(merged["packages"]), classes=frozenset(merged["classes"]),
+                   members=frozenset(merged["members"]), types=frozenset(merged["types"]),
+                   deny=tuple(merged["deny"]), extends=frozenset(merged["extends"]), forbid=forbid)
+
+
+@dataclass
+class ClassFile:
+    path: str
+    name: str = ""
+    super: str = ""
+    classes: list[str] = field(default_factory=list)
+    members: list[tuple[str, str]] = field(default_factory=list)   # (owner, name)
+
+
+def parse_javap(text: str) -> list[ClassFile]:
+    """The references of every class in `javap -v -p` output (several classes in one run)."""
+    found: list[ClassFile] = []
+    for line in text.splitlines():
+        if m := _HEADER.match(line):
+            found.append(ClassFile(m.group(1)))
+        elif not found:
+            continue
+        elif m := _THIS.match(line):
+            found[-1].name = m.group(1)
+        elif m := _SUPER.match(line):
+            found[-1].super = m.group(1)
+        elif m := _ENTRY.match(line):
+            kind, ref = m.groups()
+            if kind == "Class":
+                found[-1].classes.append(ref.strip('"'))
+            else:
+                owner, _, rest = ref.partition(".") if not ref.startswith('"') else _split_array_owner(ref)
+                found[-1].members.append((owner.strip('"'), rest.split(":")[0].strip('"')))
+    return found
+
+
+def _split_array_owner(ref: str) -> tuple[str, str, str]:
+    owner, _, rest = ref[1:].partition('".')
+    return owner, ".", rest
+
+
+def _element(cls: str) -> str | None:
+    """An array type's element class ('[[Ljava/lang/Object;' -> 'java/lang/Object'); None for primitives."""
+    cls = cls.lstrip("[")
+    return cls[1:-1] if cls.startswith("L") and cls.endswith(";") else (None if len(cls) == 1 else cls)
+
+
+def violations(classes: list[ClassFile], profile: Profile) -> list[str]:
+    """Every reference the profile does not allow, as '`java/lang/System.exit` (in X.class)'; none: []."""
+    own = {c.name: c for c in classes}
+    problems: list[str] = []
+
+    def denied(ref: str) -> bool:
+        owner, _, name = ref.rpartition(".")
+        if _throwable_name(owner):  # every exception inherits Throwable's members, and its denials
+            ref = f"java/lang/Throwable.{name}"
+        return any(ref == d or ref.startswith(d + ".") for d in profile.deny)
+
+    def ancestor(cls: str) -> str:
+        """The first class above `cls` that the submission did not write."""
+        seen = set()
+        while cls in own and cls not in seen:
+            seen.add(cls)
+            cls = own[cls].super
+        return cls
+
+    def forbidden(cls: str) -> str | None:
+        return next((f for f in profile.forbid if cls.startswith(f)), None)
+
+    for c in classes:
+        where = Path(c.path).name
+        if c.super and c.super not in own and c.super not in profile.extends:
+            problems.append(f"`extends {c.super.replace('/', '.')}` (in {where}): a submitted class may extend "
+                            "only Object, its own classes or an exception")
+        for cls in dict.fromkeys(c.classes):
+            target = _element(cls) if cls.startswith("[") else cls
+            if target is None or target in own:
+                continue
+            if lab_rule := forbidden(target):
+                problems.append(f"`{target.replace('/', '.')}` (in {where}): this lab asks you to build it "
+                                f"without `{lab_rule.replace('/', '.')}`")
+            elif denied(target) or not profile.class_named(target):
+                problems.append(f"`{target.replace('/', '.')}` (in {where})")
+        for owner, name in dict.fromkeys(c.members):
+            if owner.startswith("["):  # an array's clone() or length
+                elem = _element(owner)
+                if elem is None or elem in own or profile.class_named(elem):
+                    continue
+            if owner in own:  # its own member, or one it inherits (from Object or an exception)
+                if denied(f"{ancestor(owner)}.{name}"):
+                    problems.append(f"`{name}` inherited from `{ancestor(owner).replace('/', '.')}` (in {where})")
+                continue
+            ref = f"{owner}.{name}"
+            if forbidden(owner):
+                continue  # named once already, as a class
+            if denied(ref) or not profile.member_used(owner, name):
+                problems.append(f"`{ref.replace('/', '.')}` (in {where})")
+    return list(dict.fromkeys(problems))

@@ -1,0 +1,206 @@
+"""Grades no submission can forge: every attack of a student who reads the grader's code gets the
+marks its real behaviour earns, every malformed input still gives a valid results.json, and a
+host that cannot isolate says so (issue 14). test_hostile.py holds the attacks on the machine."""
+import json
+import os
+import zipfile
+
+import pytest
+
+from handofflab import allowlist, grader, paths, sandbox
+from handofflab.console import LabError
+
+from test_hostile import CORRECT, LIGHT, grade, hostile  # noqa: E402 (pytest puts this folder on the path)
+
+SAMPLES = paths.ROOT / "grading" / "tests" / "submissions"
+
+# The attack that gave a do-nothing buffer 10/10: it reads where the grader wants the reports
+# (its command line), writes a passing JUnit report and checker verdict there, and ends the JVM.
+FORGE = r'''
+        try {
+            String[] cmd = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get("/proc/self/cmdline"))).split("\0");
+            for (int i = 0; i + 1 < cmd.length; i++) {
+                if (cmd[i].equals("--out")) {
+                    java.nio.file.Files.write(java.nio.file.Paths.get(cmd[i + 1]),
+                        "{\"checker\":\"stress\",\"verdict\":\"pass\",\"detail\":\"\",\"trace\":\"\",\"steps\":[],\"ending\":{},\"stats\":{}}".getBytes());
+                }
+            }
+        } catch (Exception e) { }
+        Runtime.getRuntime().halt(0);'''
+
+DO_NOTHING = CORRECT.replace("    public synchronized void put(T item) throws InterruptedException {\n",
+                             "    public synchronized void put(T item) throws InterruptedException {\n        if (true) return;\n", 1)
+
+
+def test_the_forging_attack_is_refused_and_scores_nothing(tmp_path):
+    g, report, _ = grade(tmp_path, hostile(tmp_path, static=FORGE))
+    assert g.score == 0, report
+    assert "`java.nio.file.Files" in g.problem and "`java.lang.Runtime" in g.problem, g.problem
+
+
+def test_a_do_nothing_buffer_earns_what_it_does_nothing(tmp_path):
+    folder = tmp_path / "nothing"
+    folder.mkdir()
+    (folder / "StudentBuffer.java").write_text(DO_NOTHING)
+    g, report, _ = grade(tmp_path, folder)
+    assert g.score == 0, report
+
+
+def test_a_unicode_escape_does_not_hide_a_call_from_the_bytecode_check(tmp_path):
+    # \u0053ystem.exit(0) is System.exit(0) to javac; a pattern on the source text would miss it
+    g, report, _ = grade(tmp_path, hostile(tmp_path, static="        \\u0053ystem.exit(0);"))
+    assert g.score == 0 and "`java.lang.System.exit" in g.problem, report
+
+
+def test_the_allow_list_names_each_reference_and_lets_a_textbook_handoff_through(tmp_path):
+    classes = [allowlist.ClassFile("A.class", "a/A", "java/lang/Thread", ["java/lang/Thread", "java/io/File"],
+                                   [("java/lang/System", "exit"), ("java/lang/Object", "wait"),
+                                    ("java/util/concurrent/locks/ReentrantLock", "lock"),
+                                    ("java/lang/RuntimeException", "getStackTrace"), ("a/A", "run")])]
+    found = allowlist.violations(classes, allowlist.load("handoff"))
+    assert any("extends java.lang.Thread" in v for v in found), found
+    assert any("`java.io.File`" in v for v in found) and any("`java.lang.System.exit`" in v for v in found)
+    assert any("getStackTrace" in v for v in found), found  # a stack trace names the classes that call in
+    assert not any("wait" in v or "ReentrantLock" in v for v in found), found
+    # The kit's own correct samples use nothing outside their profile (they are graded in test_labs).
+
+
+def test_a_lab_rule_is_named_as_the_labs_and_an_unused_import_is_no_use(tmp_path):
+    src = (SAMPLES / "server" / "correct" / "StudentHandoff.java").read_text()
+    unused = tmp_path / "unused"
+    unused.mkdir()
+    (unused / "StudentHandoff.java").write_text(src.replace(
+        "import handofflab.handoffs.Handoff;", "import handofflab.handoffs.Handoff;\nimport java.util.concurrent.ArrayBlockingQueue;"))
+    classes = tmp_path / "c"
+    classes.mkdir()
+    profile = allowlist.load("handoff", ("java/util/concurrent/",))
+    used = [allowlist.ClassFile("S.class", "s/S", "java/lang/Object", ["java/util/concurrent/ArrayBlockingQueue"], [])]
+    assert "this lab asks you to build it without `java.util.concurrent.`" in allowlist.violations(used, profile)[0]
+
+
+# -- reports the grader reads -------------------------------------------------------------
+
+def test_a_report_is_read_only_as_a_regular_file_under_its_cap(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("{}")
+    assert grader.read_report(real) == "{}"
+    link = tmp_path / "link.json"
+    link.symlink_to("/etc/shadow")
+    big = tmp_path / "big.json"
+    big.write_bytes(b"x" * (grader.REPORT_CAP + 1))
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for bad in (link, big, fifo, tmp_path / "missing.json"):
+        with pytest.raises(grader.MalformedReport):
+            grader.read_report(bad)
+
+
+# -- unpacking -----------------------------------------------------------------------------
+
+def _zip(path, entries):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries:
+            z.writestr(name, data)
+    return path
+
+
+def _results(out):
+    data = json.loads((out / "results.json").read_text())
+    assert {"score", "max_score", "tests", "output"} <= set(data)
+    return data
+
+
+def test_a_zip_bomb_is_refused_at_its_limit_with_a_valid_results_json(tmp_path):
+    bomb = _zip(tmp_path / "bomb.zip", [("StudentBuffer.java", CORRECT), ("pad.bin", b"\0" * (64 * 1024 * 1024))])
+    assert bomb.stat().st_size < 1024 * 1024
+    g = grader.grade("buffer", bomb, tmp_path / "out", rubric=LIGHT)
+    assert g.score == 0 and "more than 8 MiB" in g.problem, g.problem
+    assert _results(tmp_path / "out")["score"] == 0
+
+
+def test_too_many_files_and_colliding_names_are_named(tmp_path):
+    many = _zip(tmp_path / "many.zip", [(f"f{i}.txt", "x") for i in range(grader.UNPACK_FILES + 1)])
+    g = grader.grade("buffer", many, tmp_path / "o1", rubric=LIGHT)
+    assert "more than 200 files" in g.problem, g.problem
+    collide = _zip(tmp_path / "collide.zip", [("x", "a file"), ("x/y", "and a folder of the same name"),
+                                              ("../up.txt", "out"), ("StudentBuffer.java", CORRECT)])
+    g = grader.grade("buffer", collide, tmp_path / "o2", rubric=LIGHT)
+    assert g.score == 10, g.report()  # the one file that matters is graded; the rest are left out, not fatal
+    assert _results(tmp_path / "o2")["score"] == 10
+
+
+def test_a_folder_named_like_the_source_is_not_the_source(tmp_path):
+    sub = tmp_path / "sub"
+    (sub / "StudentBuffer.java").mkdir(parents=True)
+    g = grader.grade("buffer", sub, tmp_path / "out", rubric=LIGHT)
+    assert g.score == 0 and "no `StudentBuffer.java`" in g.problem, g.problem
+    _results(tmp_path / "out")
+
+
+def test_a_grader_failure_still_writes_a_valid_results_json(tmp_path, monkeypatch):
+    def broken(*args):
+        raise RuntimeError("a bug in the grader")
+    monkeypatch.setattr(grader, "_run_tests", broken)
+    g = grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=LIGHT)
+    data = _results(tmp_path / "out")
+    assert g.grader_error and data["extra_data"]["grader_error"].startswith("RuntimeError")
+    assert data["score"] == 0 and "The grader itself failed, not your code" in data["output"]
+
+
+# -- isolation levels -------------------------------------------------------------------------
+
+def test_weak_isolation_is_refused_unless_allowed_and_then_said_everywhere(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "ISOLATION", "not root: no network or file-system isolation")
+    with pytest.raises(LabError, match="cannot isolate"):
+        grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=LIGHT)
+    # The bytecode check does not depend on the host: the forging attack is refused here too.
+    g = grader.grade("buffer", hostile(tmp_path, static=FORGE), tmp_path / "out", rubric=LIGHT,
+                     allow_weak_isolation=True)
+    data = _results(tmp_path / "out")
+    assert g.score == 0 and data["extra_data"]["isolation"].startswith("not root")
+    assert "Graded with weak isolation" in data["output"] and "Isolation: not root" in g.report()
+
+
+def test_hidden_tests_are_hidden_until_published(tmp_path):
+    g = grader.grade("buffer", SAMPLES / "buffer" / "does_not_compile", tmp_path / "out")
+    shown = {t["name"]: t["visibility"] for t in _results(tmp_path / "out")["tests"]}
+    assert {v for n, v in shown.items() if n.startswith("hidden")} == {"after_published"}
+    assert {v for n, v in shown.items() if n.startswith("public")} == {"visible"}
+
+
+# -- the mutants lab cannot be gamed -----------------------------------------------------------
+
+def test_a_suite_that_asks_the_handoff_its_name_learns_nothing(tmp_path):
+    """String.valueOf(Subject.create()) used to name the class (…NotifyBuffer@…)."""
+    src = (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()
+    sub = tmp_path / "named"
+    sub.mkdir()
+    body = ('    @org.junit.jupiter.api.Test\n    void byName() {\n'
+            '        if (String.valueOf(Subject.create()).contains("Notify")) throw new AssertionError("caught by name");\n'
+            '    }\n}\n')
+    stripped = src[:src.index("    @Test")] + body  # only the name-reading test
+    (sub / "HandoffTests.java").write_text(stripped)
+    g = grader.grade("mutants", sub, tmp_path / "out")
+    assert g.score == 0, g.report()  # it kills nothing, so it earns nothing
+    assert "caught by name" not in g.report()
+
+
+def test_a_suite_that_counts_its_runs_in_a_file_is_refused(tmp_path):
+    src = (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()
+    sub = tmp_path / "counting"
+    sub.mkdir()
+    (sub / "HandoffTests.java").write_text(src.replace(
+        "h.put(42);", 'h.put(42);\n        try { new java.io.File(System.getProperty("java.io.tmpdir"), "runs").createNewFile(); }'
+                      ' catch (java.io.IOException e) { }', 1))
+    g = grader.grade("mutants", sub, tmp_path / "out")
+    assert g.score == 0 and "`java.io.File" in g.problem and "`java.lang.System.getProperty" in g.problem, g.problem
+
+
+def test_every_profile_loads_and_every_java_lab_names_one():
+    import tomllib
+    for name in tomllib.loads(allowlist.POLICY.read_text())["profile"]:
+        assert allowlist.load(name).classes, name
+    for rubric in paths.LABS.glob("*/rubric.toml"):
+        data = tomllib.loads(rubric.read_text())
+        if data["file"].endswith(".java"):
+            allowlist.load(data.get("api", "handoff"))
