@@ -68,8 +68,10 @@ public final class ServerBench {
         measure(new Point(first.design, first.handoff, first.tr, first.workers, first.slots, 1), 0, children, 1);
         System.out.println("warm-up run done (not recorded)");
         int run = 0, runs = points.size() * reps;
-        for (Point p : points) {
-            for (int rep = 1; rep <= reps; rep++) {
+        // Repetitions outside, points inside: the points' runs alternate, so a machine that gets
+        // busier (or quieter) during the benchmark slows every point alike, not the last one.
+        for (int rep = 1; rep <= reps; rep++) {
+            for (Point p : points) {
                 String row = measure(p, rep, children, p.requests > 0 ? p.requests : requests);
                 Files.writeString(out, row + "\n", StandardOpenOption.APPEND);
                 String[] f = row.split(",");
@@ -107,7 +109,7 @@ public final class ServerBench {
                       long problems, double bound, double p50, double p99, String status) {
         double efficiency = seconds > 0 ? bound / seconds : 0;
         return String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%.4f,%d,%d,%d,%d,%.4f,%.4f,%.3f,%.3f,%s",
-                p.design, p.tr, p.workers, p.slots, rep, children, requests, seconds, ok, lost, dup, problems, bound,
+                p.handoff == null ? p.design : p.design + "@" + p.handoff, p.tr, p.workers, p.slots, rep, children, requests, seconds, ok, lost, dup, problems, bound,
                 efficiency, p50, p99, status.replace(',', ';'));
     }
 
