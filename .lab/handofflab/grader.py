@@ -12,6 +12,7 @@ A rubric's tests are of four kinds:
 Every run of submitted code goes through `sandbox.run`."""
 from __future__ import annotations
 
+import concurrent.futures
 import csv
 import io
 import json
@@ -266,6 +267,13 @@ def _grade_into(g: Grade, rubric: dict, submission: Path, hide: tuple[Path, ...]
         source, problem = _find_source(work, rubric)
         jail = _Jail(Path(tmp), (paths.ROOT / "grading", paths.ROOT / ".git", paths.RESULTS,
                                  submission if submission.is_dir() else submission.parent, *hide))
+        if source and not problem and source.suffix == ".tla":
+            # alone in a folder of its own: nothing the submission brings (a module of the same name
+            # as a standard one, a class TLC would load as an override) lies beside it
+            alone = Path(tmp) / "spec" / source.name
+            alone.parent.mkdir()
+            shutil.copyfile(source, alone)
+            source = alone
         if source and not problem:
             problem = (_translate(source, jail) if source.suffix == ".tla"
                        else _compile(source, Path(tmp) / "classes", jail, rubric))
@@ -517,29 +525,100 @@ def _explain(verdict: dict) -> str:
 
 # -- a spec lab: TLC on the submitted spec, one catalogued configuration per test --------
 
+SPEC_MODULES = {"Integers", "Naturals", "Sequences", "FiniteSets"}  # what a submitted spec may EXTEND
+# (not TLC: its Print/PrintT could write lines that read as TLC's own messages)
+TRANSLATION_END = "\\* END TRANSLATION"
+
+
+def _spec_problem(source: Path, rubric: dict) -> str:
+    """What a submitted spec may not do, found in its text before TLC runs: extend a module other
+    than the standard ones, instance anything but Handoff, or let its properties read the
+    constants that say which variant is being checked (a property must judge the behaviour)."""
+    text = source.read_text(errors="replace")
+    x = rubric.get("spec", {})
+    for line in re.findall(r"\bEXTENDS\b([^\n]*)", text):
+        bad = sorted(set(re.findall(r"\w+", line)) - SPEC_MODULES)
+        if bad:
+            return (f"`{source.name}` extends {', '.join(f'`{b}`' for b in bad)}: a submission may extend only "
+                    f"{', '.join(sorted(SPEC_MODULES))} (the grader puts Handoff.tla beside it for INSTANCE).")
+    instances = set(re.findall(r"\bINSTANCE\s+(\w+)", text)) - {"Handoff"}
+    if instances:
+        return f"`{source.name}` instances {sorted(instances)}: only `INSTANCE Handoff` is allowed."
+    if TRANSLATION_END not in text:
+        return f"`{source.name}` has lost its `{TRANSLATION_END}` line (keep the starter's BEGIN/END TRANSLATION)."
+    properties = text.split(TRANSLATION_END, 1)[1]
+    peeking = [k for k in x.get("knobs", []) if re.search(rf"\b{re.escape(k)}\b", properties)]
+    if peeking:
+        return (f"The properties of `{source.name}` (below the translation) read {', '.join(f'`{k}`' for k in peeking)}: "
+                "those constants say which variant TLC checks. A property must judge what happens "
+                "(accepted, taken, the pipes), not which design it is told it is looking at.")
+    return ""
+
+
+def _spec_variants(source: Path, rubric: dict, work: Path) -> dict[str, Path]:
+    """The submitted spec, and its two halves each put beside the other half of the kit's own
+    spec (its algorithm above the translation's end, its properties below): the submission's
+    properties must judge the kit's algorithm as the catalog says, and the kit's properties
+    the submission's algorithm. Each in a folder of its own, with only Handoff.tla beside it."""
+    kit = (paths.SPECS / f"{rubric['spec']['reference']}.tla").read_text()
+    yours = source.read_text(errors="replace")
+    algo, props = yours.split(TRANSLATION_END, 1)
+    kit_algo, kit_props = kit.split(TRANSLATION_END, 1)
+    texts = {"your spec": yours,
+             "your properties on the kit's algorithm": kit_algo + TRANSLATION_END + props,
+             "the kit's properties on your algorithm": algo + TRANSLATION_END + kit_props}
+    folders = {}
+    for i, (label, text) in enumerate(texts.items()):
+        folder = work / f"tlc-{i}"
+        folder.mkdir()
+        (folder / source.name).write_text(text)
+        shutil.copyfile(paths.SPECS / "Handoff.tla", folder / "Handoff.tla")  # the abstract spec is the kit's
+        folders[label] = folder / source.name
+    return folders
+
+
 def _score_tlc(rubric: dict, g: Grade, source: Path, jail: _Jail) -> None:
     """Each `tlc` test names a catalog variant; the submitted spec is checked with that
-    variant's cfg. A buggy variant scores when caught, a correct one when it passes — but a
-    catch counts only if every correct design passes (a spec that fails everything catches
-    nothing), and a pass only if some bug is caught (a spec that checks nothing passes all)."""
+    variant's cfg, and so are its properties on the kit's algorithm and the kit's properties on
+    its algorithm. A test scores when all three give the catalog's verdict (the very property
+    it names, not any failure) — but a catch counts only if every correct design passes (a spec
+    that fails everything catches nothing), and a pass only if some bug is caught (a spec that
+    checks nothing passes all)."""
     cat = catalog.load()
-    shutil.copyfile(paths.SPECS / "Handoff.tla", source.parent / "Handoff.tla")  # the abstract spec is the kit's
     tests = _tests_of(rubric, g, "tlc")
-    verdicts = {}
-    for spec, _ in tests:
-        variant = cat.variant(spec["variant"])
-        verdicts[variant.name] = _tlc_verdict(variant, source, jail)
+    problem = _spec_problem(source, rubric)
+    if problem:
+        for _, result in tests:
+            result.output = "Not graded: " + problem
+        return
+    specs = _spec_variants(source, rubric, jail.work)
+    verdicts, crossed = {}, {}
+    jobs = [(cat.variant(spec["variant"]), label, path) for spec, _ in tests for label, path in specs.items()]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one TLC per core
+        done = list(pool.map(lambda job: _tlc_verdict(job[0], job[2], jail), jobs))
+    for (variant, label, _), run in zip(jobs, done):
+        if label == "your spec":
+            verdicts[variant.name] = run
+        else:
+            crossed.setdefault(variant.name, {})[label] = run[0]
     expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
-    correct_pass = all(verdicts[n][0] == "pass" for n in verdicts if cat.variant(n).correct)
-    caught_any = any(expected[n] != "pass" and verdicts[n][0] not in ("pass", "error") for n in verdicts)
+    agrees = {n: all(v == expected[n] for v in crossed[n].values()) for n in verdicts}
+    correct_pass = all(verdicts[n][0] == "pass" and agrees[n] for n in verdicts if cat.variant(n).correct)
+    caught_any = any(expected[n] != "pass" and verdicts[n][0] == expected[n] and agrees[n] for n in verdicts)
     for spec, result in tests:
         name = spec["variant"]
         variant, (verdict, detail, lane) = cat.variant(name), verdicts[name]
         what = f"`{name}.cfg` ({variant.bug if not variant.correct else 'the correct design'})"
+        disagree = [f"{label}: {v}" for label, v in crossed[name].items() if v != expected[name]]
+        cross = ("\n\nBut the catalog's verdict is `" + expected[name] + "`, and swapping halves with the kit's "
+                 "spec gives: " + "; ".join(disagree) + ". Your properties must judge any algorithm as the "
+                 "kit's do, and your algorithm must be judged by the kit's properties as the catalog says.")
         if verdict == "error":
             result.output = f"TLC could not check your spec with {what}:\n\n```text\n{detail}\n```"
         elif expected[name] == "pass" and verdict == "pass":
-            if caught_any:
+            if disagree:
+                result.output = f"Your spec accepts {what}." + cross
+            elif caught_any:
                 result.score, result.output = result.max_score, f"Passed: your spec accepts {what}, as it should."
             else:
                 result.output = (f"Your spec accepts {what}, but it catches none of the buggy variants: a spec "
@@ -549,9 +628,15 @@ def _score_tlc(rubric: dict, g: Grade, source: Path, jail: _Jail) -> None:
                              f"exactly-once ({verdict}). {variant.why.get('tlc', '')} Read the trace below.")
         elif verdict == "pass":
             result.output = f"Not caught: your spec accepts {what}. Which property should fail, and in which step?"
+        elif verdict != expected[name]:
+            result.output = (f"Not caught as it should be: your spec reports {verdict} for {what}, but the bug "
+                             f"breaks `{expected[name].partition(':')[2] or expected[name]}` — which property "
+                             "should fail first, and does your spec let TLC reach that state?")
+        elif disagree:
+            result.output = f"Your spec reports {verdict} for {what}." + cross
         elif correct_pass:
             result.score = result.max_score
-            result.output = f"Caught: {what} — TLC reports {verdict}."
+            result.output = f"Caught: {what} — TLC reports {verdict}, in your spec and crossed with the kit's."
         else:
             result.output = (f"Your spec rejects {what} ({verdict}), but it also rejects a correct design, so "
                              "the catch proves nothing yet. Fix the correct designs first.")
@@ -566,7 +651,7 @@ def _tlc_verdict(variant, source: Path, jail: _Jail) -> tuple[str, str, object]:
 
     cfg = source.parent / f"{variant.name}.cfg"
     shutil.copyfile(variant.cfg_file, cfg)
-    meta = jail.work / "tlc-meta" / variant.name
+    meta = source.parent / "tlc-meta" / variant.name
     meta.mkdir(parents=True, exist_ok=True)
     run = jail.run(["java", "-XX:+UseParallelGC", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC", "-tool",
                     "-workers", "1", "-metadir", str(meta), "-config", str(cfg), str(source)], timeout=TLC_SECONDS)
@@ -765,7 +850,6 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     """Grades every submission in `folder`, `jobs` at a time, each hidden from the others;
     writes out_dir/NAME/{results.json,report.md} and out_dir/gradebook.csv. A submission that
     breaks the grader itself is a row with its error, never the end of the batch."""
-    import concurrent.futures
 
     from handofflab.console import ok, progress, warn
 

@@ -3,6 +3,7 @@ marks its real behaviour earns, every malformed input still gives a valid result
 host that cannot isolate says so (issue 14). test_hostile.py holds the attacks on the machine."""
 import json
 import os
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -207,3 +208,58 @@ def test_every_profile_loads_and_every_java_lab_names_one():
         data = tomllib.loads(rubric.read_text())
         if data["file"].endswith(".java"):
             allowlist.load(data.get("api", "handoff"))
+
+
+# -- the spec lab cannot be gamed ---------------------------------------------------------------
+
+KIT_SPEC = (paths.SPECS / "Pipes.tla").read_text()
+
+
+def _spec(tmp_path, name, text, extra=()):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "Pipes.tla").write_text(text)
+    for file, content in extra:
+        (folder / file).write_text(content)
+    g = grader.grade("pipes-spec", folder, tmp_path / f"out-{name}")
+    return [t.score for t in g.tests], g.report()
+
+
+def test_properties_that_read_the_variant_constants_are_refused(tmp_path):
+    # NoLoss "fails" exactly on the configurations that are buggy, whatever the algorithm does
+    gamed = KIT_SPEC.replace("NoDuplicate == \\A i \\in Conns : taken[i] <= 1",
+                             "NoDuplicate == \\A i \\in Conns : taken[i] <= 1\nKnown == PipeBlocks \\/ MarkBusy")
+    scores, report = _spec(tmp_path, "knobs", gamed)
+    assert scores == [0] * 6 and "read `PipeBlocks`, `MarkBusy`" in report, report
+
+
+def test_a_failure_of_another_kind_is_not_the_catalogued_catch(tmp_path):
+    """Every property left TRUE, and a stop condition that deadlocks when a connection is lost:
+    TLC fails the buggy mailboxes, but with a deadlock, not with NoLoss."""
+    lazy = re.sub(r"NoLoss == .*?(?=\nEventuallyTaken)", "NoLoss == TRUE\n", KIT_SPEC, flags=re.S)
+    for prop in ("NoDuplicate", "NoInvented"):
+        lazy = re.sub(rf"{prop} == .*", f"{prop} == TRUE", lazy)
+    lazy = re.sub(r"EventuallyTaken == .*", "EventuallyTaken == TRUE", lazy)
+    lazy = lazy.replace("Refines == HandoffSpec!Spec", "Refines == TRUE")
+    scores, report = _spec(tmp_path, "deadlock", lazy)
+    assert scores == [0] * 6, report
+    assert "Not caught as it should be" in report and "`NoLoss`" in report, report
+
+
+def test_properties_alone_with_the_algorithm_left_todo_score_nothing(tmp_path):
+    starter = (paths.LABS / "pipes-spec" / "starter" / "Pipes.tla").read_text()
+    kit_props = KIT_SPEC.split(grader.TRANSLATION_END, 1)[1]
+    todo = starter.split(grader.TRANSLATION_END, 1)[0] + grader.TRANSLATION_END + kit_props
+    scores, report = _spec(tmp_path, "todo", todo)
+    assert sum(scores) == 0, report
+
+
+def test_modules_beside_the_spec_and_non_standard_extends_are_not_used(tmp_path):
+    # a module that would shadow a standard one, and a class TLC could load as an override:
+    # they are left out, so the kit's model grades exactly as alone
+    beside = [("Naturals.tla", "---- MODULE Naturals ----\n====\n"), ("Pipes.class", "\xca\xfe")]
+    scores, report = _spec(tmp_path, "beside", KIT_SPEC, beside)
+    assert scores == [2, 2, 2, 2, 1, 1], report
+    printing = KIT_SPEC.replace("EXTENDS Integers, Sequences, FiniteSets", "EXTENDS Integers, Sequences, FiniteSets, TLC")
+    scores, report = _spec(tmp_path, "tlc", printing)
+    assert scores == [0] * 6 and "extends `TLC`" in report, report
