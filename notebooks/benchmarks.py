@@ -43,7 +43,7 @@ N, CLIENTS = 2800, 140          # the papers' requests in all, and simultaneous 
 def source(kind, name, complete):
     """This machine's latest result if it is a complete run, else the shipped reference.
     (A test or a one-design run also writes results/bench/: `complete` tells them apart.)"""
-    mine = paths.ROOT / "results" / "bench" / kind / name
+    mine = paths.RESULTS / "bench" / kind / name
     if mine.exists():
         why = complete(pd.read_csv(mine))
         if why is None:

@@ -1,5 +1,6 @@
 """Where things are.  Everything is relative to the kit's root, so a fresh
 clone works wherever it lands."""
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -13,5 +14,7 @@ CATALOG = SPECS / "catalog.toml"
 
 # Git-ignored: tools ./lab installs, and what the kit builds.
 TOOLS = ROOT / ".tools"
-RESULTS = ROOT / "results"          # checker verdicts, counterexamples, grading reports
+# checker verdicts, counterexamples, grading reports, benchmarks; `./lab test` points its tests at
+# a temporary folder through HANDOFFLAB_RESULTS, so a test never touches a user's results
+RESULTS = Path(os.environ.get("HANDOFFLAB_RESULTS") or ROOT / "results")
 GENERATED = BOOK / "src" / "generated"  # what the book includes from real runs

@@ -3,10 +3,14 @@ other layers through pytest — counted per layer, ending with one line
 `N passed, N failed`."""
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
+from pathlib import Path
 
 from rich.table import Table
 
@@ -14,7 +18,14 @@ from handofflab import javabuild, paths, toolchain
 from handofflab.console import console, heading
 
 LAYERS = ("lab", "specs", "java", "notebooks", "book", "grading")  # "lab": the ./lab entry point itself
-OUT = paths.RESULTS / "test"
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` with its size and modification time."""
+    if not folder.exists():
+        return {}
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in folder.rglob("*") if p.is_file()}
 
 
 def _count(xml_files, layer_of) -> dict[str, Counter]:
@@ -32,7 +43,10 @@ def _count(xml_files, layer_of) -> dict[str, Counter]:
 
 
 def run(pytest_args: tuple[str, ...] = ()) -> int:
-    OUT.mkdir(parents=True, exist_ok=True)
+    """Every test, writing only into a temporary results folder (HANDOFFLAB_RESULTS): a user's
+    results/ (a 25-minute benchmark, say) is never touched, and the run checks that it is not."""
+    out = Path(tempfile.mkdtemp(prefix="handofflab-test-results-"))
+    before = _snapshot(paths.RESULTS)
     javabuild.build()
     heading("java: JUnit 5 (mvn test)")
     for old in paths.JAVA.glob("*/target/surefire-reports/*.xml"):
@@ -47,9 +61,10 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     if mvn.returncode != 0 and not surefire:
         counts["java"]["failed"] += 1  # the build itself failed: that is a failure, not zero tests
     heading("specs, java checkers, notebooks, book, grading (pytest)")
-    junit = OUT / "pytest.xml"
+    junit = out / "pytest.xml"
     subprocess.run([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o", "junit_family=xunit1",
-                    f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True)
+                    f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
+                   env={**os.environ, "HANDOFFLAB_RESULTS": str(out)})
     if junit.exists():
         py = _count([junit], lambda case: (case.get("file") or case.get("classname", "")).lstrip(".")
                     .replace("/", ".").split(".")[0])
@@ -57,6 +72,13 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
             counts[layer] += py[layer]
     else:
         counts["specs"]["failed"] += 1
+    changed = sorted(set(before.items()) ^ set(_snapshot(paths.RESULTS).items()))
+    if changed:  # a test wrote where the user keeps results: a failure of the suite itself
+        counts["lab"]["failed"] += 1
+        print(f"FAILED results/ untouched by the tests: {len(changed)} change(s), e.g. "
+              + ", ".join(sorted({name for name, _ in changed})[:5]))
+    else:
+        counts["lab"]["passed"] += 1
     table = Table(title="./lab test")
     for col in ("layer", "passed", "failed", "skipped"):
         table.add_column(col)
@@ -72,4 +94,9 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     if total["skipped"]:
         line += f", {total['skipped']} skipped"
     print(line, flush=True)
-    return 0 if total["failed"] == 0 and total["passed"] > 0 else 1
+    failed = total["failed"] > 0 or total["passed"] == 0
+    if failed:
+        print(f"(the tests' results, reports and counterexamples are kept in {out})")
+    else:
+        shutil.rmtree(out, ignore_errors=True)
+    return 1 if failed else 0

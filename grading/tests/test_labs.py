@@ -163,3 +163,24 @@ def test_tests_that_kill_nothing_earn_nothing_and_peeking_is_refused(tmp_path):
         "h.put(42);", 'h.put(42);\n        if (h.getClass().getSimpleName().startsWith("Notify")) throw new AssertionError();', 1))
     scores, report = grade(tmp_path / "p", "mutants", peek)
     assert scores == [0] * 7 and "`java.lang.Class.getSimpleName`" in report, report
+
+
+# -- the samples' expected marks, as data ---------------------------------------------------
+
+def test_every_sample_has_its_expected_marks_and_every_entry_a_sample():
+    from handofflab import verify
+    marks = verify.sample_marks()
+    folders = {(p.parent.name, p.name) for p in (paths.GRADING / "tests" / "submissions").glob("*/*") if p.is_dir()}
+    listed = {(lab, name) for lab, samples in marks.items() for name in samples if name != "starter"}
+    assert folders == listed
+    for lab, samples in marks.items():
+        tests = grader.load_rubric(lab)["test"]
+        for name, expected in samples.items():
+            assert verify.sample_path(lab, name).is_dir(), (lab, name)
+            assert len(expected) == len(tests), (lab, name)
+
+
+def test_verify_verdicts_counts_agreeing_runs(capsys):
+    from handofflab import verify
+    assert verify.run(runs=2, busy=1, only="wrong_package") == 0
+    assert "2/2" in capsys.readouterr().out

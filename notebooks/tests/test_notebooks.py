@@ -35,7 +35,7 @@ def test_the_benchmarks_notebook_says_when_it_reads_the_reference(tmp_path, monk
     reference and says so; the reference itself is a complete run."""
     for kind in ("servers", "handoffs"):
         assert (paths.NOTEBOOKS / "reference" / kind).is_dir()
-    results = paths.ROOT / "results" / "bench"
+    results = paths.RESULTS / "bench"  # ./lab test's temporary results, never the user's
     moved = tmp_path / "bench"
     if results.exists():
         shutil.move(str(results), moved)

@@ -1,0 +1,90 @@
+"""`./lab verify-verdicts`: is every verdict the kit claims a verdict every time, on a busy
+machine too? Reruns each catalogued Java checker verdict (specs/catalog.toml) and grades each
+sample submission (grading/tests/submissions/expected.toml) N times while K busy loops compete
+for the cores, and prints, per pair, how many runs agreed with the claim. A pair below N/N is a
+claim to withdraw (with its reason in the catalog) or a checker to make deterministic."""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from rich.table import Table
+
+from handofflab import catalog as catalog_mod, grader, javacheck, paths
+from handofflab.console import LabError, bad, console, ok, progress
+
+EXPECTED = paths.GRADING / "tests" / "submissions" / "expected.toml"
+OUT = paths.RESULTS / "verify"
+
+
+def sample_marks() -> dict[str, dict[str, list[float]]]:
+    """{lab: {sample: marks}} from expected.toml; a sample's folder, or the lab's starter."""
+    try:
+        return tomllib.loads(EXPECTED.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise LabError(f"{EXPECTED.relative_to(paths.ROOT)} cannot be read: {e}", "restore it from git")
+
+
+def sample_path(lab: str, name: str) -> Path:
+    return paths.LABS / lab / "starter" if name == "starter" else EXPECTED.parent / lab / name
+
+
+def _busy(k: int) -> list[subprocess.Popen]:
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(k)]
+
+
+def run(runs: int, busy: int, only: str | None = None) -> int:
+    cat = catalog_mod.load()
+    pairs = [("java", v.name, checker, v.expected(checker)) for v in cat.variants.values() if v.java
+             and v.tier == "ci" for checker in ("lincheck", "stress") if v.expected(checker) is not None]
+    pairs += [("grade", lab, name, marks) for lab, samples in sample_marks().items() for name, marks in samples.items()]
+    if only:
+        pairs = [p for p in pairs if only in (p[1], p[2])]
+    if not pairs:
+        raise LabError(f"nothing to verify matches '{only}'", "name a catalog variant, a checker, a lab or a sample")
+    rows, loops = [], _busy(busy)
+    try:
+        with progress() as bar:
+            task = bar.add_task(f"verifying {len(pairs)} claims, {runs} runs each, {busy} busy loop(s)",
+                                total=len(pairs) * runs)
+            for kind, a, b, claim in pairs:
+                agreed, seen = 0, {}
+                for _ in range(runs):
+                    got = _once(kind, a, b, cat)
+                    seen[str(got)] = seen.get(str(got), 0) + 1
+                    agreed += got == claim
+                    bar.update(task, advance=1, description=f"{a} {b}: {agreed} agree")
+                rows.append({"kind": kind, "what": a, "how": b, "claim": str(claim), "agreed": agreed, "runs": runs,
+                             "seen": "; ".join(f"{k} x{n}" for k, n in seen.items())})
+    finally:
+        for loop in loops:
+            loop.kill()
+    OUT.mkdir(parents=True, exist_ok=True)
+    with (OUT / "verdicts.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    table = Table(title=f"verify-verdicts: {runs} runs, {busy} busy loop(s)")
+    for col in ("kind", "what", "how", "claim", "agreed", "seen"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        mark = "[green]" if r["agreed"] == runs else "[red]"
+        table.add_row(r["kind"], r["what"], r["how"], r["claim"], f"{mark}{r['agreed']}/{runs}", r["seen"])
+    console.print(table)
+    short = [r for r in rows if r["agreed"] < runs]
+    if short:
+        bad(f"{len(short)} claim(s) did not hold every run → {OUT / 'verdicts.csv'}")
+        return 1
+    ok(f"all {len(rows)} claims held in {runs}/{runs} runs → {OUT / 'verdicts.csv'}")
+    return 0
+
+
+def _once(kind: str, a: str, b: str, cat):
+    if kind == "java":
+        v = cat.variant(a)
+        return javacheck.run_checker(b, v.java, max(javacheck.STRESS_SECONDS["ci"], v.handoff.stress_seconds))["verdict"]
+    g = grader.grade(a, sample_path(a, b), OUT / "last" / a / b)
+    return [t.score for t in g.tests]
