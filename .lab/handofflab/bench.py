@@ -55,7 +55,7 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
     plan = QUICK if mode == "quick" else FULL
     if reps is not None:
         if reps < 1:
-            raise LabError(f"--reps must be at least 1, got {reps}", "the issue asks for 5 or more")
+            raise LabError(f"--reps must be at least 1, got {reps}", "use 5 or more: the Kruskal-Wallis and Mann-Whitney tests need them")
         plan = Plan(plan.t_rs, reps, plan.sweep_workers, plan.sweep_slots, plan.iterative_requests)
     chosen = designs or list(cat.servers)
     for d in chosen:

@@ -161,6 +161,14 @@ def client(host, port, nchildren, nrequests, millis, timeout_ms, json_file, quie
     """The paper's load client: NCHILDREN children each send NREQUESTS requests (one connection each),
     asking for MILLIS ms of work; reports time, throughput, latency percentiles, and lost or duplicated ids."""
     from handofflab import servers
+    # Every number checked here, before any work: Java would truncate 4294975376 to a port.
+    _whole("PORT", port, 1, 65535)
+    _whole("NCHILDREN", nchildren, 1, 100_000)
+    _whole("NREQUESTS", nrequests, 1, 10_000_000)
+    if millis is not None:
+        _whole("MILLIS", millis, 0, 60_000)
+    if timeout_ms is not None:
+        _whole("--timeout-ms", timeout_ms, 1, 3_600_000)
     args = [host, port, nchildren, nrequests] + ([millis] if millis is not None else [])
     if timeout_ms:
         args += ["--timeout-ms", timeout_ms]
@@ -169,6 +177,18 @@ def client(host, port, nchildren, nrequests, millis, timeout_ms, json_file, quie
     if quiet:
         args.append("--quiet")
     sys.exit(servers.client(args))
+
+
+def _whole(name: str, text: str, low: int, high: int) -> int:
+    """A whole number in [low, high], or exit 2 naming the argument and its range."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise LabError(f"{name} must be a whole number from {low} to {high}, got '{text}'",
+                       f"pass {name} within that range")
+    return value
 
 
 @cli.group()
@@ -283,7 +303,7 @@ def grade_isolation():
 
 def main():
     try:
-        cli(standalone_mode=False)
+        cli(standalone_mode=False, prog_name="./lab")  # usage lines name the command people type
     except LabError as e:
         bad(f"[bold]{e.problem}[/]")
         if e.fix:

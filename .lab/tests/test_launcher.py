@@ -2,6 +2,8 @@
 and `./lab doctor` lists every tool."""
 import os
 import subprocess
+
+import pytest
 from pathlib import Path
 
 from handofflab import paths
@@ -49,3 +51,19 @@ def test_an_unknown_command_is_a_usage_error_not_a_traceback():
     run = _lab(["no-such-command"], os.environ["PATH"])
     assert run.returncode != 0 and "No such command" in (run.stdout + run.stderr)
     assert "Traceback" not in run.stderr
+
+
+BAD_INPUTS = ["grade", "grade nolab x", "grade buffer /nonexistent", "bench servers --reps -1", "serve NoDesign",
+              "check java NoSuch", "check specs NoSuch", "verify-verdicts --runs 0", "export-gradescope nolab",
+              "grade-batch buffer /nonexistent", "notebooks nosuch", "client 127.0.0.1 4294975376 1 1",
+              "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648",
+              "client 127.0.0.1 80 1 x"]
+
+
+@pytest.mark.parametrize("args", BAD_INPUTS)
+def test_bad_input_is_named_with_the_command_people_type(args):
+    run = _lab(args.split(), os.environ["PATH"])
+    out = run.stdout + run.stderr
+    assert run.returncode == 2, out
+    assert "Traceback" not in out and "python -m" not in out, out
+    assert "Fix:" in out or "Usage: ./lab" in out, out
