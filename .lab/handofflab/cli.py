@@ -244,7 +244,8 @@ def _exit_if_partial(out: Path) -> None:
                    "every report then says so")
 def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
     """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md.
-    Exit 0 when graded (whatever the score), 3 when the grader itself failed (results.json says why)."""
+    Exit 0 when graded (whatever the score), 3 when the grader itself failed, 4 when a test could not
+    be graded because the machine was too busy (results.json says which; grade again)."""
     from handofflab import grader
     if reruns:
         grader.reruns(lab, submission, reruns, out_dir, allow_weak_isolation)
@@ -256,6 +257,9 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
     if g.grader_error:
         bad(f"the grader failed: {g.grader_error}")
         sys.exit(3)
+    if g.pending:
+        bad("not every test could be graded: the machine was too busy (see the report); grade again")
+        sys.exit(4)
 
 
 @cli.command("grade-batch")

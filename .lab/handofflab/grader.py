@@ -72,6 +72,7 @@ class TestResult:
     output: str = ""
     swimlane_md: str = ""
     hidden: bool = False    # Gradescope shows it to the student only once grades are published
+    pending: bool = False   # not graded for the machine's sake (too busy to finish): regrade, never blame
 
     def gradescope(self) -> dict:
         return {"name": self.name, "score": self.score, "max_score": self.max_score,
@@ -88,12 +89,16 @@ class Grade:
     problem: str = ""       # why nothing could be graded (no file, no compile), if so
     seconds: float = 0.0
     isolation: str = "full"     # the sandbox level that graded it (sandbox.ISOLATION)
-    pending: bool = False       # a test could not be graded for the machine's sake: regrade
     grader_error: str = ""      # the grader's own failure, if any: the marks mean nothing then
 
     @property
     def score(self) -> float:
         return sum(t.score for t in self.tests)
+
+    @property
+    def pending(self) -> bool:
+        """Some test could not be graded for the machine's sake: the instructor must regrade."""
+        return any(t.pending for t in self.tests)
 
     @property
     def max_score(self) -> float:
@@ -105,7 +110,7 @@ class Grade:
                 "output": (self.problem or f"{self.score:g} / {self.max_score:g} points") + weak,
                 "output_format": "md", "tests": [t.gradescope() for t in self.tests],
                 "extra_data": {"isolation": self.isolation, "grader_error": self.grader_error,
-                               "pending": self.pending}}
+                               "pending": [t.name for t in self.tests if t.pending]}}
 
     def report(self) -> str:
         lines = [f"# {self.lab}: {self.score:g} / {self.max_score:g} points", "",
@@ -462,7 +467,7 @@ def _run_checker(spec: dict, cls: str, classes: Path, tmp: Path, result: TestRes
     for checker in checkers:
         verdict, problem = _checker_verdict(checker, spec, cls, classes, tmp, jail)
         if problem:
-            result.output = problem
+            result.output, result.pending = problem, bool(verdict.get("pending"))
             return
         if verdict["verdict"] != "pass":
             result.output = _explain(verdict)
@@ -482,11 +487,19 @@ def _checker_verdict(checker: str, spec: dict, cls: str, classes: Path, tmp: Pat
     out = tmp / f"{checker}.json"
     cmd = javacheck.checker_command(checker, cls, out, float(spec.get("seconds", STRESS_SECONDS)), str(classes),
                                     like=spec.get("like"))
-    nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
-    run = jail.run([*cmd, "--nonce-stdin"], timeout=TEST_SECONDS, stdin=nonce + "\n")
+    # The checker names a hang or an endless loop itself (its watchdog, Lincheck's own limits, a
+    # 10 s limit on loading the class); running past the budget without a verdict means the
+    # machine was too slow to finish. Once more with twice the budget, then: not graded, regrade.
+    for budget in (TEST_SECONDS, 2 * TEST_SECONDS):
+        nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
+        run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
+        if not run.timed_out:
+            break
     if run.timed_out:
-        return {}, (f"Not graded: the {checker} check ran past {TEST_SECONDS} s without a verdict (a thread that "
-                    f"never returns, or a class that never finishes loading?).\n\n```text\n{run.output[-3000:]}\n```")
+        return {"pending": True}, (
+            f"Not graded: the {checker} check ran past {TEST_SECONDS} s and then {2 * TEST_SECONDS} s without a "
+            "verdict. The checker names hangs and endless loops itself, so the grading machine was too busy: "
+            f"your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
     if not out.exists():
         return {}, _ended_early(f"the {checker} check", run)
     try:
@@ -772,7 +785,7 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
             if not once:
                 result.output = "Not counted: the server must serve every request exactly once first."
             elif not baseline or len(kits) < int(x["runs"]):
-                g.pending = True
+                result.pending = True
                 result.output = ("Not graded: the kit's own handoff could not be measured beside yours (the grading "
                                  "machine was too busy?). Your instructor will regrade.\n\n" + table)
             elif median / baseline >= target:
@@ -874,7 +887,8 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
         row = {"submission": sub.name}
         try:
             g = grade(lab, sub, out_dir / sub.stem, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
-            row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1), problem=g.problem[:200])
+            row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1),
+                       problem=("PENDING, regrade: the machine was too busy. " if g.pending else "") + g.problem[:200])
             row.update({n: t.score for n, t in zip(names, g.tests)})
         except Exception as e:  # the grader's own failure: recorded, and the batch goes on
             row.update(score="", max_score=sum(t["points"] for t in rubric["test"]), seconds="",

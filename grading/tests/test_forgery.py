@@ -263,3 +263,17 @@ def test_modules_beside_the_spec_and_non_standard_extends_are_not_used(tmp_path)
     printing = KIT_SPEC.replace("EXTENDS Integers, Sequences, FiniteSets", "EXTENDS Integers, Sequences, FiniteSets, TLC")
     scores, report = _spec(tmp_path, "tlc", printing)
     assert scores == [0] * 6 and "extends `TLC`" in report, report
+
+
+# -- never from the machine's load -------------------------------------------------------------
+
+def test_a_checker_that_cannot_finish_in_its_budget_is_pending_not_failed(tmp_path, monkeypatch):
+    """A budget too small for this machine stands for a machine too busy: the check is tried
+    again with twice the budget, then reported as not graded (pending), never as the student's fault."""
+    monkeypatch.setattr(grader, "TEST_SECONDS", 0.5)
+    rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "seconds": 1,
+                                 "points": 10}]}
+    g = grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=rubric)
+    data = _results(tmp_path / "out")
+    assert g.pending and data["extra_data"]["pending"] == ["hidden: stress"]
+    assert "too busy" in g.tests[0].output and "regrade" in g.tests[0].output
