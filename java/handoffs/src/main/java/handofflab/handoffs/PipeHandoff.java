@@ -5,7 +5,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * The pipe design of Roussev &amp; Wu (ICN 2001, Sec. 5): each worker has its own
+ * The pipe design of Roussev &amp; Wu (ICN 2001, Sec. 3.6;
+ * its scan is analysed in Sec. 4.2): each worker has its own
  * channel, and the acceptor keeps a worker-status array. To hand off, the
  * acceptor scans the array for a free worker, marks it busy (a compare-and-set,
  * so the mark and the check are one step) and writes the connection into that
