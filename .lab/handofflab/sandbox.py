@@ -50,7 +50,11 @@ def new_uid() -> int:
 
 
 def _isolation() -> str:
-    """'full' where namespaces and a user switch work here, else why not."""
+    """'full' where namespaces and a user switch work here, else why not. HANDOFFLAB_ISOLATION=weak
+    forces the weaker level on a host that could do better (to test the grader as a container
+    without CAP_SYS_ADMIN would run it)."""
+    if os.environ.get("HANDOFFLAB_ISOLATION") == "weak":
+        return "weak, forced by HANDOFFLAB_ISOLATION=weak: limits only, no namespaces"
     if os.geteuid() != 0:
         return "not root: no network or file-system isolation (run the grader as root, as CI and Gradescope do)"
     if not shutil.which("unshare") or not shutil.which("setpriv"):

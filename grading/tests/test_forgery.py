@@ -42,6 +42,20 @@ def test_the_forging_attack_is_refused_and_scores_nothing(tmp_path):
     assert "`java.nio.file.Files" in g.problem and "`java.lang.Runtime" in g.problem, g.problem
 
 
+def test_a_handoff_that_writes_the_servers_results_is_refused(tmp_path):
+    """The server lab's forgery: a handoff that drops every connection and writes ServerBench's CSV."""
+    src = (SAMPLES / "server" / "correct" / "StudentHandoff.java").read_text()
+    forged = src[:src.rindex("}")] + (
+        "    static {\n        try {\n            java.nio.file.Files.writeString(java.nio.file.Path.of(\"server-runs.csv\"),\n"
+        "                \"design,rep,efficiency,status\\nSharedBuffer@x,1,1.0,ok\\n\");\n"
+        "        } catch (java.io.IOException e) { }\n    }\n}\n")
+    sub = tmp_path / "forged"
+    sub.mkdir()
+    (sub / "StudentHandoff.java").write_text(forged)
+    g = grader.grade("server", sub, tmp_path / "out")
+    assert g.score == 0 and "`java.nio.file.Files" in g.problem, g.report()
+
+
 def test_a_do_nothing_buffer_earns_what_it_does_nothing(tmp_path):
     folder = tmp_path / "nothing"
     folder.mkdir()
@@ -153,6 +167,8 @@ def test_a_grader_failure_still_writes_a_valid_results_json(tmp_path, monkeypatc
 
 # -- isolation levels -------------------------------------------------------------------------
 
+@pytest.mark.skipif(os.environ.get("HANDOFFLAB_ISOLATION") == "weak", reason="every grading is allowed the weak "
+                    "level in this run (conftest.py); the refusal is tested in a normal run")
 def test_weak_isolation_is_refused_unless_allowed_and_then_said_everywhere(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox, "ISOLATION", "not root: no network or file-system isolation")
     with pytest.raises(LabError, match="cannot isolate"):

@@ -195,6 +195,9 @@ def test_the_jail_hides_and_blocks_what_a_submission_must_not_reach(tmp_path, mo
     work = tmp_path / "jail"
     work.mkdir()
     jail = grader._Jail(work, (paths.ROOT / "grading", paths.ROOT / ".git", paths.RESULTS))
+    shared_memory = subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
+    # System V shared memory made inside lives in the jail's own IPC namespace and dies with it
+    script += "\nipcmk -M 4096 >/dev/null 2>&1 && echo 'made-shm:yes'"
     try:
         run = jail.run(["sh", "-c", script], timeout=30)
     finally:
@@ -204,6 +207,8 @@ def test_the_jail_hides_and_blocks_what_a_submission_must_not_reach(tmp_path, mo
     assert set(tried) == set(checks), run.output
     assert {k for k, v in tried.items() if v == "OPEN"} == set(), run.output
     assert rubric.read_bytes() == before and not any(p.exists() for p in outside[:3]) and accepted == []
+    assert "made-shm:yes" in run.output  # it could make one, in its own namespace ...
+    assert subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout == shared_memory  # ... not the host's
 
 
 def test_a_symbolic_link_is_refused_in_a_folder_and_in_a_zip(tmp_path):
