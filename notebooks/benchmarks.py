@@ -48,7 +48,7 @@ def source(kind, name, complete):
         why = complete(pd.read_csv(mine))
         if why is None:
             return mine, "this machine's latest run"
-        print(f"not using {mine.relative_to(paths.ROOT)}: {why}")
+        print(f"not using {paths.shown(mine)}: {why}")
     return paths.NOTEBOOKS / "reference" / kind / name, "the shipped reference result (notebooks/reference/)"
 
 
@@ -157,7 +157,7 @@ summary_path, origin = source("servers", "summary.csv", complete_servers)
 raw_path = summary_path.with_name("raw.csv")
 raw = pd.read_csv(raw_path)
 summary = pd.read_csv(summary_path)
-print(f"reading {origin}: {raw_path.relative_to(paths.ROOT)} ({len(raw)} runs)")
+print(f"reading {origin}: {paths.shown(raw_path)} ({len(raw)} runs)")
 ok = raw[raw.status == "ok"]
 assert (ok["lost"] == 0).all() and (ok["duplicated"] == 0).all(), "a run lost or duplicated a request"
 print(summary[["design", "t_r_ms", "workers", "slots", "median_s", "bound_s", "efficiency", "paper_scaled_s"]]
@@ -243,7 +243,7 @@ print(f"smallest exact two-sided Mann–Whitney p with 5 + 5 runs: {2 / 252:.4f}
 # %%
 jmh_path, jmh_origin = source("handoffs", "results.csv", complete_handoffs)
 jmh = pd.read_csv(jmh_path)
-print(f"reading {jmh_origin}: {jmh_path.relative_to(paths.ROOT)}")
+print(f"reading {jmh_origin}: {paths.shown(jmh_path)}")
 done = jmh[jmh.status == "ok"]
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for impl, g in done.groupby("impl"):

@@ -60,16 +60,16 @@ def load(name: str, forbid: tuple[str, ...] = ()) -> Profile:
     try:
         data = tomllib.loads(POLICY.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise LabError(f"{POLICY.relative_to(paths.ROOT)} cannot be read: {e}", "restore it from git")
+        raise LabError(f"{paths.shown(POLICY)} cannot be read: {e}", "restore it from git")
     profiles = data.get("profile", {})
     if name not in profiles:
-        raise LabError(f"no API profile '{name}' in {POLICY.relative_to(paths.ROOT)}",
+        raise LabError(f"no API profile '{name}' in {paths.shown(POLICY)}",
                        f"profiles: {', '.join(sorted(profiles))}")
     merged: dict[str, list[str]] = {k: [] for k in _KEYS - {"base"}}
     chain, seen = [], set()
     while name:
         if name in seen or name not in profiles:
-            raise LabError(f"{POLICY.relative_to(paths.ROOT)}: profile base '{name}' is unknown or circular",
+            raise LabError(f"{paths.shown(POLICY)}: profile base '{name}' is unknown or circular",
                            "each base must name another profile")
         seen.add(name)
         chain.append(profiles[name])
@@ -77,7 +77,7 @@ def load(name: str, forbid: tuple[str, ...] = ()) -> Profile:
     for p in chain:
         unknown = set(p) - _KEYS
         if unknown:
-            raise LabError(f"{POLICY.relative_to(paths.ROOT)}: unknown key(s) {sorted(unknown)}",
+            raise LabError(f"{paths.shown(POLICY)}: unknown key(s) {sorted(unknown)}",
                            f"keys are {', '.join(sorted(_KEYS))}")
         for k, v in p.items():
             if k != "base":

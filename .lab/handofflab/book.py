@@ -60,7 +60,7 @@ def build(refresh: bool = False) -> Path:
     shutil.copyfile(dist / "katex.min.css", KATEX_DIR / "katex.min.css")
     shutil.copytree(dist / "fonts", KATEX_DIR / "fonts")
     compile_book(paths.BOOK)
-    ok(f"book built: {BUILD.relative_to(paths.ROOT)}/index.html")
+    ok(f"book built: {paths.shown(BUILD)}/index.html")
     return BUILD / "index.html"
 
 
@@ -190,7 +190,7 @@ def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
         shots.append(Shot(page, png, problems))
     for s in shots:
         if not s.problems:
-            ok(f"{s.page}: {s.png.relative_to(paths.ROOT)}")
+            ok(f"{s.page}: {paths.shown(s.png)}")
     bad = [f"{s.page}: {', '.join(s.problems)}" for s in shots if s.problems]
     if bad:
         raise LabError("pages do not render as a reader should see them:\n" + "\n".join(bad),

@@ -180,7 +180,7 @@ def _report(outcomes: list[JavaOutcome], cat) -> None:
 def replay(file: Path) -> None:
     """Show a saved counterexample again (swimlane JSON written by a check)."""
     if not file.exists():
-        raise LabError(f"no saved counterexample at {file}", f"saved ones are in {OUT.relative_to(paths.ROOT)}/")
+        raise LabError(f"no saved counterexample at {file}", f"saved ones are in {paths.shown(OUT)}/")
     try:
         Swimlane.from_json(file.read_text()).show()
     except (ValueError, KeyError, TypeError) as e:

@@ -99,6 +99,6 @@ def run_all(name: str | None = None) -> list[Executed]:
             done.append(execute(source))
             bar.advance(task)
     for e in done:
-        ok(f"{e.name}: executed ({e.figures} figures) → {e.ipynb.relative_to(paths.ROOT)}, "
-           f"{e.markdown.relative_to(paths.ROOT)}")
+        ok(f"{e.name}: executed ({e.figures} figures) → {paths.shown(e.ipynb)}, "
+           f"{paths.shown(e.markdown)}")
     return done

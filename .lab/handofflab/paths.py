@@ -18,3 +18,10 @@ TOOLS = ROOT / ".tools"
 # a temporary folder through HANDOFFLAB_RESULTS, so a test never touches a user's results
 RESULTS = Path(os.environ.get("HANDOFFLAB_RESULTS") or ROOT / "results")
 GENERATED = BOOK / "src" / "generated"  # what the book includes from real runs
+
+
+def shown(path: Path) -> str:
+    """A path as a message shows it: relative to the kit where it lies in the kit, else whole
+    (results may live in a temporary folder, HANDOFFLAB_RESULTS)."""
+    path = Path(path)
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)

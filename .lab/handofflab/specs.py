@@ -90,4 +90,4 @@ def _report(outcomes: list[SpecOutcome]) -> None:
     if wrong:
         bad(f"{len(wrong)} model(s) differ from the catalog: {', '.join(o.name for o in wrong)}")
     else:
-        ok(f"all {len(outcomes)} models as catalogued; counterexamples in {OUT.relative_to(paths.ROOT)}/")
+        ok(f"all {len(outcomes)} models as catalogued; counterexamples in {paths.shown(OUT)}/")

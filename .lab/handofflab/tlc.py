@@ -46,7 +46,7 @@ def run(variant: Variant, workers: int = 1, timeout: float = 600) -> TlcResult:
     spec, cfg = variant.spec_file, variant.cfg_file
     for f in (spec, cfg):
         if not f.exists():
-            raise LabError(f"{variant.name}: {f.relative_to(paths.ROOT)} does not exist",
+            raise LabError(f"{variant.name}: {paths.shown(f)} does not exist",
                            "fix `cfg`/`spec` for this variant in specs/catalog.toml")
     out, seconds = _tlc(variant, cfg, workers, timeout)
     result = parse(variant, out, seconds)

@@ -45,7 +45,7 @@ def run() -> None:
     index = book.build()
 
     heading(f"Done in {time.monotonic() - start:.0f} s — open these")
-    rel = lambda p: p.relative_to(paths.ROOT)
+    rel = paths.shown
     console.print(f"""  the book            {rel(index)}   (or: ./lab book serve)
   counterexamples     {rel(specs.OUT)}/*.md, {rel(javacheck.OUT)}/*.md
   grading reports     results/grading/buffer/*/report.md and results.json

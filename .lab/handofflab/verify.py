@@ -25,7 +25,7 @@ def sample_marks() -> dict[str, dict[str, list[float]]]:
     try:
         return tomllib.loads(EXPECTED.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
-        raise LabError(f"{EXPECTED.relative_to(paths.ROOT)} cannot be read: {e}", "restore it from git")
+        raise LabError(f"{paths.shown(EXPECTED)} cannot be read: {e}", "restore it from git")
 
 
 def sample_path(lab: str, name: str) -> Path:

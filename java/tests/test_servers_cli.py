@@ -57,4 +57,4 @@ def test_the_client_names_a_missing_server_and_bad_numbers():
     run = _lab("client", "127.0.0.1", "1", "1", "1")
     assert run.returncode == 1 and "is a server running?" in run.stdout
     run = _lab("client", "127.0.0.1", "8080", "-4", "1")
-    assert run.returncode == 2 and "NCHILDREN must be a whole number" in run.stderr
+    assert run.returncode == 2 and "NCHILDREN must be a whole number" in run.stdout + run.stderr
