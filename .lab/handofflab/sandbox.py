@@ -9,7 +9,7 @@ what it must not see, or reach out:
 - where the grader runs as root (CI, a grading server, Gradescope's container): its own network
   namespace with only loopback up; its own PID namespace with a fresh /proc (no other process
   is visible); its own IPC and UTS namespaces (no shared memory or message queue outlives it or
-  reaches a neighbour); its own mount namespace in which /tmp is empty, private and small,
+  reaches a neighbour); its own mount namespace in which the root is read-only, /tmp is empty, private and small,
   /var/tmp, /dev/shm and /run (UNIX sockets of host services, /run/lock) are empty and
   read-only, and the hidden tests, the kit's .git, results and other submissions are covered by
   empty folders; it runs as a uid of its own (one per grading, never shared with a neighbour),
@@ -170,6 +170,8 @@ def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
             qh = q(str(h))  # a path under /tmp is already gone: only what is still there
             lines.append(f"if [ -d {qh} ]; then mount -t tmpfs -o ro,mode=000,size=1m none {qh}; fi")
     lines.append(f"mount -o remount,ro {STAGE}")
+    # The root itself read-only: only the work folder and the private /tmp (mounts of their own) stay writable.
+    lines.append("mount -o remount,bind,ro /")
     lines.append(f'exec setpriv --reuid={uid} --regid={uid} --clear-groups '
                  f'--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"')
     return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "sandbox", *cmd]

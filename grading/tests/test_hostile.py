@@ -189,6 +189,7 @@ def test_the_jail_hides_and_blocks_what_a_submission_must_not_reach(tmp_path, mo
         "environment": "test -n \"$HANDOFFLAB_GRADER_SECRET\"",
         "net-host": f"bash -c 'echo x > /dev/tcp/127.0.0.1/{server.getsockname()[1]}'",
         "root": "test $(id -u) -eq 0",
+        "write-root-fs": "touch /etc/handofflab-pwned || touch /opt/handofflab-pwned",
     }
     script = "\n".join(f"if ( {cmd} ) >/dev/null 2>&1; then echo '{k}:OPEN'; else echo '{k}:blocked'; fi"
                        for k, cmd in checks.items())
