@@ -51,6 +51,14 @@ public final class Handoffs {
         }
     }
 
+    /** A parallel hash table (the kit's or one checked like it). */
+    public static boolean isPht(String name) {
+        switch (profile(name)) {
+            case "ParallelHashTable": case "SplitSwapPht": case "NonPrimePht": case "TwoProducerPht": return true;
+            default: return false;
+        }
+    }
+
     /**
      * Designs built for ONE acceptor: the PHT (its insert is a read, then a set)
      * and the pipes (each connection goes to a registered worker's own channel,
