@@ -129,30 +129,41 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
         task = bar.add_task("Java checks", total=len(chosen) * len(checkers))
         for v in chosen:
             for checker in checkers:
-                expected = v.expected(checker)
-                if expected is None:
+                if v.expected(checker) is None:
                     skip(f"{checker} on {v.java}: the catalog claims no verdict: "
                          + v.why.get(checker, "its comment in specs/catalog.toml says why"))
                     bar.advance(task)
                     continue
                 bar.update(task, description=f"{checker} {v.java}")
-                # One checker at a time: a stress run needs every core to itself, and two Lincheck
-                # JVMs side by side were no faster on 2 cores (each already keeps both busy).
-                verdict = run_checker(checker, v.java, max(STRESS_SECONDS[tier], v.handoff.stress_seconds))
+                outcomes.append(check_pair(v, checker, tier, show_traces))
                 bar.advance(task)
-                outcome = JavaOutcome(v.name, checker, expected, verdict["verdict"], verdict["detail"],
-                                      float(verdict["stats"].get("seconds", 0)), verdict["stats"])
-                outcomes.append(outcome)
-                lane = swimlane(verdict)
-                if lane:
-                    lane.save(OUT / f"{v.name}.{checker}")
-                    if show_traces:
-                        lane.show()
     _report(outcomes, cat)
     if not jpf:
         skip("JPF not run (add --jpf). " + ("JPF_HOME is set." if os.environ.get("JPF_HOME") else
                                             "JPF_HOME is not set: the JPF backend needs a jpf-core build you make yourself."))
     return outcomes
+
+
+def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant, str]]:
+    """Every (variant, checker) whose verdict the catalog claims: what the sweep runs, one by one."""
+    cat = cat or catalog_mod.load()
+    return [(v, checker) for v in cat.select(None, tier) if v.java for checker in ("lincheck", "stress")
+            if v.expected(checker) is not None]
+
+
+def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> JavaOutcome:
+    """One checker on one variant's class, its swimlane saved beside the verdict."""
+    # One checker at a time: a stress run needs every core to itself, and two Lincheck
+    # JVMs side by side were no faster on 2 cores (each already keeps both busy).
+    verdict = run_checker(checker, v.java, max(STRESS_SECONDS[tier], v.handoff.stress_seconds))
+    outcome = JavaOutcome(v.name, checker, v.expected(checker), verdict["verdict"], verdict["detail"],
+                          float(verdict["stats"].get("seconds", 0)), verdict["stats"])
+    lane = swimlane(verdict)
+    if lane:
+        lane.save(OUT / f"{v.name}.{checker}")
+        if show_traces:
+            lane.show()
+    return outcome
 
 
 def _report(outcomes: list[JavaOutcome], cat) -> None:

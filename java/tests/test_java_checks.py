@@ -8,41 +8,44 @@ import pytest
 from handofflab import catalog, javacheck, paths
 
 
-@pytest.fixture(scope="module")
-def outcomes():
-    return javacheck.check(show_traces=False)
+PAIRS = javacheck.claimed_pairs()
 
 
-def test_every_checker_result_is_as_catalogued(outcomes):
-    assert outcomes
-    assert [(o.name, o.checker, o.got) for o in outcomes if not o.matches] == []
+@pytest.mark.parametrize("variant,checker", PAIRS, ids=[f"{v.name}-{c}" for v, c in PAIRS])
+def test_the_checker_gives_the_catalogued_verdict(variant, checker):
+    """One (variant, checker) per test, so a failure names its pair and -k selects it."""
+    o = javacheck.check_pair(variant, checker)
+    assert (o.got, o.detail) and o.got == o.expected, f"{checker} on {variant.java}: {o.got} ({o.detail})"
+    if o.got != "pass":  # a catch leaves a swimlane with its steps
+        lane = javacheck.Swimlane.from_json((javacheck.OUT / f"{variant.name}.{checker}.json").read_text())
+        md = (javacheck.OUT / f"{variant.name}.{checker}.md").read_text()
+        assert lane.steps and lane.verdict == o.got and "reports" in md and md.count("\n|") > 3
+        if checker == "stress" and o.got == "deadlock":  # says where each thread waits
+            assert all("WAITING" in where for where in lane.ending.values()), lane.ending
 
 
-def test_every_buggy_class_is_caught_and_every_correct_one_passes(outcomes):
+def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
     cat = catalog.load()
-    for name in {o.name for o in outcomes}:
-        verdicts = [o.got for o in outcomes if o.name == name]
-        if cat.variant(name).correct:
-            assert set(verdicts) == {"pass"}, (name, verdicts)
-        elif not any(v not in ("pass", "skip") for v in verdicts):
+    for v in cat.select(None, "ci"):
+        if not v.java:
+            continue
+        claims = {c: v.expected(c) for c in ("lincheck", "stress") if v.expected(c) is not None}
+        if v.correct:
+            assert set(claims.values()) == {"pass"} and set(claims) == {"lincheck", "stress"}, (v.name, claims)
+        elif not any(verdict != "pass" for verdict in claims.values()):
             # Missed by every Java checker: allowed only with the catalog's reason for each, and if TLC catches it.
-            variant = cat.variant(name)
-            assert all(o.checker in variant.why for o in outcomes if o.name == name), f"{name} caught by no checker"
-            assert variant.expected("tlc") != "pass", f"{name} is caught by no checker at all"
+            assert all(c in v.why for c in ("lincheck", "stress")), f"{v.name} caught by no checker"
+            assert v.expected("tlc") != "pass", f"{v.name} is caught by no checker at all"
 
 
-def test_caught_bugs_leave_swimlanes(outcomes):
-    for name, checker in (("NotifyBuffer", "stress"), ("IfBuffer", "lincheck"), ("IfBuffer", "stress")):
-        md = (javacheck.OUT / f"{name}.{checker}.md").read_text()
-        assert md.count("\n|") > 3 and "reports" in md
-        lane = javacheck.Swimlane.from_json((javacheck.OUT / f"{name}.{checker}.json").read_text())
-        assert lane.steps and lane.verdict != "pass"
-
-
-def test_the_stress_deadlock_says_where_each_thread_waits(outcomes):
-    lane = javacheck.Swimlane.from_json((javacheck.OUT / "NotifyBuffer.stress.json").read_text())
-    assert lane.verdict == "deadlock"
-    assert all("WAITING" in where for where in lane.ending.values()), lane.ending
+def test_the_sweep_runs_every_claimed_pair_and_reports_them(monkeypatch):
+    """`./lab check java` runs the same pairs as the tests above (the checkers stubbed here)."""
+    ran, claim = [], {(v.java, c): v.expected(c) for v, c in PAIRS}
+    monkeypatch.setattr(javacheck, "run_checker", lambda checker, java, seconds: ran.append((java, checker)) or
+                        {"verdict": claim[(java, checker)], "detail": "stub", "stats": {}, "trace": ""})
+    monkeypatch.setattr(javacheck, "swimlane", lambda verdict: None)
+    outcomes = javacheck.check(show_traces=False)
+    assert sorted(ran) == sorted(claim) and all(o.matches for o in outcomes) and len(outcomes) == len(PAIRS)
 
 
 @pytest.mark.skipif(bool(os.environ.get("JPF_HOME")), reason="JPF_HOME is set: the real JPF run is tested instead")
