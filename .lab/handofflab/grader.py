@@ -485,32 +485,41 @@ def _checker_verdict(checker: str, spec: dict, cls: str, classes: Path, tmp: Pat
                      ) -> tuple[dict, str]:
     """(the verdict, "") of one checker on the submitted class, or ({}, why there is none)."""
     out = tmp / f"{checker}.json"
-    cmd = javacheck.checker_command(checker, cls, out, float(spec.get("seconds", STRESS_SECONDS)), str(classes),
-                                    like=spec.get("like"))
+    seconds = float(spec.get("seconds", STRESS_SECONDS))
     # The checker names a hang or an endless loop itself (its watchdog, Lincheck's own limits, a
-    # 10 s limit on loading the class); running past the budget without a verdict means the
-    # machine was too slow to finish. Once more with twice the budget, then: not graded, regrade.
-    for budget in (TEST_SECONDS, 2 * TEST_SECONDS):
+    # 10 s limit on loading the class); running past the budget without a verdict, or a stress run
+    # with no finished trial ("incomplete"), means the machine was too slow to finish. Once more
+    # with twice the budget, then: not graded, regrade.
+    for attempt, budget in enumerate((TEST_SECONDS, 2 * TEST_SECONDS)):
+        out.unlink(missing_ok=True)
+        cmd = javacheck.checker_command(checker, cls, out, seconds * (1 + attempt), str(classes),
+                                        like=spec.get("like"))
         nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
         run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
-        if not run.timed_out:
-            break
+        if run.timed_out:
+            continue
+        if not out.exists():
+            return {}, _ended_early(f"the {checker} check", run)
+        try:
+            verdict = json.loads(read_report(out))
+            if not isinstance(verdict, dict) or verdict.get("nonce") != nonce:
+                raise MalformedReport("it does not carry the nonce this grading gave the checker")
+            verdict["verdict"], verdict["detail"]  # noqa: B018 (the keys every verdict has)
+        except (MalformedReport, ValueError, KeyError) as e:
+            return {}, (f"Not graded: the {checker} check's report is malformed ({e}). The checker writes it; "
+                        "a submission that could change it is refused before it runs, so please tell your "
+                        "instructor.")
+        if verdict["verdict"] != "incomplete":
+            return verdict, ""
     if run.timed_out:
         return {"pending": True}, (
             f"Not graded: the {checker} check ran past {TEST_SECONDS} s and then {2 * TEST_SECONDS} s without a "
             "verdict. The checker names hangs and endless loops itself, so the grading machine was too busy: "
             f"your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
-    if not out.exists():
-        return {}, _ended_early(f"the {checker} check", run)
-    try:
-        verdict = json.loads(read_report(out))
-        if not isinstance(verdict, dict) or verdict.get("nonce") != nonce:
-            raise MalformedReport("it does not carry the nonce this grading gave the checker")
-        verdict["verdict"], verdict["detail"]  # noqa: B018 (the keys every verdict has)
-    except (MalformedReport, ValueError, KeyError) as e:
-        return {}, (f"Not graded: the {checker} check's report is malformed ({e}). The checker writes it; "
-                    "a submission that could change it is refused before it runs, so please tell your instructor.")
-    return verdict, ""
+    return {"pending": True}, (
+        f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
+        f"{verdict['detail']}. The grading machine was too busy, or your handoff is very slow (each "
+        "connection should pass in microseconds): your instructor will regrade.")
 
 
 def _explain(verdict: dict) -> str:
@@ -524,8 +533,9 @@ def _explain(verdict: dict) -> str:
         return ("Failed: the threads keep running, yet no connection is handed over: a loop that never ends "
                 "(a livelock), or a thread spinning while it holds the lock.")
     if v.startswith("violation:NoInvented"):
-        return ("Failed: a worker took a connection that was never accepted (null). A woken thread went on "
-                "without checking its condition again. (Hint 1 in the handout.)")
+        return ("Failed: a worker took a connection that was never accepted (null). Either a woken thread went on "
+                "without checking its condition again (hint 1 in the handout), or a slot was read or written "
+                "outside the lock that guards it: the interleaving below shows which.")
     if v.startswith("violation:Threw") or (v.startswith("violation:Linearizable") and "Exception #" in
                                             verdict.get("trace", "") + verdict.get("detail", "")):
         return ("Failed: your put or take threw an exception (named below) instead of handing over a "

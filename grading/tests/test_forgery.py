@@ -293,3 +293,20 @@ def test_a_checker_that_cannot_finish_in_its_budget_is_pending_not_failed(tmp_pa
     data = _results(tmp_path / "out")
     assert g.pending and data["extra_data"]["pending"] == ["hidden: stress"]
     assert "too busy" in g.tests[0].output and "regrade" in g.tests[0].output
+
+
+def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
+    """A stress trial stopped at its budget is no verdict (it once reported "pass ... each exactly
+    once" after 171 handoffs): with no trial finished, the run is "incomplete", tried again with
+    twice the seconds, then not graded. A put that sleeps 1 ms stands for a machine too busy."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    src = (SAMPLES / "buffer" / "correct" / "StudentBuffer.java").read_text()
+    marker = "public synchronized void put(T item) throws InterruptedException {"
+    assert marker in src
+    (slow / "StudentBuffer.java").write_text(src.replace(marker, marker + "\n        Thread.sleep(1);", 1))
+    rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "seconds": 0.5,
+                                 "points": 10}]}
+    g = grader.grade("buffer", slow, tmp_path / "out", rubric=rubric)
+    assert g.pending and g.tests[0].score == 0, g.report()
+    assert "finished no trial, twice" in g.tests[0].output and "incomplete" not in g.tests[0].output[:40]
