@@ -44,6 +44,14 @@ def test_fixing_only_the_if_leaves_the_lost_wakeup(tmp_path):
     assert "lost wake-up" in report and "WAITING" in report
 
 
+def test_if_in_put_passes_one_acceptor_and_fails_two(tmp_path):
+    """A slip that only two acceptors show: the stress run's two-acceptor trials catch it
+    (Lincheck's small scenarios never have two acceptors waiting at once)."""
+    g, _, report = grade(tmp_path, SAMPLES / "if_in_put")
+    assert scores(g) == [2, 2, 3, 0], g.report()
+    assert "2 acceptor(s)" in report and "never accepted" in report
+
+
 def test_code_that_does_not_compile_gets_zero_and_the_compiler_message(tmp_path):
     g, results, _ = grade(tmp_path, SAMPLES / "does_not_compile")
     assert results["score"] == 0 and "does not compile" in g.problem and "StudentBuffer.java:" in g.problem

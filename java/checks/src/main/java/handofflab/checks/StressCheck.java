@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * A stress run under a watchdog: one acceptor and two workers push connection
  * ids through a small handoff (Handoffs.checkSize) as fast as they can, trial after trial, for a
- * bounded time. Every take is checked on the spot (NoInvented, NoDuplicate),
+ * bounded time. The trials take turns through Handoffs.stressShapes: a buffer with one, two
+ * and three slots, and two acceptors wherever the design allows more than one. Every take is checked on the spot (NoInvented, NoDuplicate),
  * every finished trial for NoLoss, and a watchdog turns "no progress" into a
  * verdict: if every thread is parked in wait() or blocked on the monitor, it is
  * a deadlock, reported with where each thread is stuck — never a hung build.
@@ -35,9 +36,16 @@ public final class StressCheck {
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         int trials = 0, cut = 0;
         long moved = 0;
+        int[][] shapes = Handoffs.stressShapes(name);
         while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
-            Trial t = new Trial(name);
+            int[] shape = shapes[(trials + cut) % shapes.length];
+            Trial t = new Trial(name, shape[0], shape[1]);
             t.run(deadline, v);
+            if (!v.verdict.equals("pass")) {
+                v.stats.put("acceptors", shape[0]);
+                v.stats.put("size", shape[1]);
+                v.detail += " (trial " + (trials + cut + 1) + ": " + shape[0] + " acceptor(s), size " + shape[1] + ")";
+            }
             if (t.cut) {
                 cut++;  // neither a pass nor a catch: the trial was stopped, not finished
             } else {
@@ -75,9 +83,9 @@ public final class StressCheck {
         final int acceptors;
         final java.util.concurrent.atomic.AtomicInteger acceptorsDone = new java.util.concurrent.atomic.AtomicInteger();
 
-        Trial(String name) {
-            handoff = Handoffs.create(name, Handoffs.checkSize(name));
-            acceptors = Handoffs.stressAcceptors(name);
+        Trial(String name, int acceptors, int size) {
+            handoff = Handoffs.create(name, size);
+            this.acceptors = acceptors;
         }
 
         void event(String thread, String action) {

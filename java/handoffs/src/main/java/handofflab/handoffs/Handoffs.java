@@ -81,6 +81,24 @@ public final class Handoffs {
         return profile(name).equals("TwoProducerPht") ? 2 : 1;
     }
 
+    /**
+     * The shapes the stress check's trials take in turn: {acceptors, size}. A bounded buffer is
+     * also tried with two and three slots (a lost wake-up that needs a second slot hides at one),
+     * and every design made for more than one acceptor also with two.
+     */
+    public static int[][] stressShapes(String name) {
+        int[] sizes = checkCapacity(name) == 1 ? new int[] {1, 2, 3} : new int[] {checkSize(name)};
+        int[] acceptors = oneAcceptor(name) ? new int[] {stressAcceptors(name)} : new int[] {1, 2};
+        int[][] shapes = new int[sizes.length * acceptors.length][];
+        int i = 0;
+        for (int size : sizes) {
+            for (int a : acceptors) {
+                shapes[i++] = new int[] {a, size};
+            }
+        }
+        return shapes;
+    }
+
     /** How many items a handoff of {@code checkSize} holds before put waits (MAX_VALUE: unbounded or not simple). */
     public static int checkCapacity(String name) {
         name = profile(name);
