@@ -33,10 +33,12 @@ from handofflab import allowlist, catalog, javabuild, javacheck, paths, sandbox,
 from handofflab.console import LabError
 
 COMPILE_SECONDS = 60
-SERVER_SECONDS = 120            # the server lab's runs: 2 x 3 x 2000 requests take about 10 s when the handoff works
+SERVER_SECONDS = 240            # the server lab's 9 runs (yours and the kit's on 2000 requests, yours on 500 on a full ring):
+                                # about 20 s when the handoff works, about 45 s when it spins
 TLC_SECONDS = 60                # one TLC run of a submitted spec; the kit's own models need under 5
 TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s when the machine is quiet; the
                                 # slack is for a busy one (a hang is caught sooner: JUnit timeouts, the watchdog)
+SERVER_REPLY_MS = 3_000          # a reply takes t_r (20 ms) plus its queueing: 3 s is 150 t_r, i.e. lost
 JUNIT_TIMEOUT = "5 s"           # per public test, enforced from another thread: a spin ignores interrupts
 STRESS_SECONDS = 3.0
 # Every JVM that runs submitted code: a heap the machine can afford, no perf-data file in the
@@ -759,9 +761,13 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
         return
     csv_out = tmp / "server-runs.csv"
     shape = f"{x['t_r']}:{x['workers']}:{x['slots']}"
-    run = jail.run(["java", "-cp", f"{tmp / 'classes'}:{javabuild.classpath('servers')}",
+    fill = f"{x['t_r']}:{x['fill_workers']}:{x['fill_slots']}:{x['fill_requests']}"
+    # A lost request must read as lost within the budget: a client waits at most REPLY_MS for a reply.
+    run = jail.run(["java", f"-Dhandofflab.reply.ms={SERVER_REPLY_MS}", "-Dhandofflab.stop.on.failure=true", "-cp",
+                    f"{tmp / 'classes'}:{javabuild.classpath('servers')}",
                     "handofflab.servers.ServerBench", str(csv_out), str(x["runs"]), str(x["children"]),
-                    str(x["requests"]), f"{x['design']}@{rubric['class']}:{shape}", f"{x['design']}:{shape}"],
+                    str(x["requests"]), f"{x['design']}@{rubric['class']}:{shape}", f"{x['design']}:{shape}",
+                    f"{x['design']}@{rubric['class']}:{fill}"],
                    timeout=SERVER_SECONDS)
     try:
         rows = list(csv.DictReader(io.StringIO(read_report(csv_out)))) if csv_out.exists() else []
@@ -771,25 +777,42 @@ def _score_server(rubric: dict, g: Grade, tmp: Path, jail: _Jail) -> None:
         rows = []  # malformed: scored as runs that did not finish
     yours = [r for r in rows if "@" in r["design"]]
     kits = [r for r in rows if "@" not in r["design"]]
-    table = ("| run | handoff | seconds | bound s | efficiency | lost | duplicated | status |\n"
-             "|---|---|---|---|---|---|---|---|\n" +
+    measured = [r for r in yours if r.get("slots") == str(x["slots"]) and r.get("workers") == str(x["workers"])]
+    table = ("| run | handoff | workers | slots | seconds | bound s | efficiency | lost | duplicated | status |\n"
+             "|---|---|---|---|---|---|---|---|---|---|\n" +
              "".join(f"| {r['rep']} | {'yours' if '@' in r['design'] else 'the kit' + chr(39) + 's'} | "
+                     f"{r.get('workers')} | {r.get('slots')} | "
                      f"{r['seconds']} | {r['bound_seconds']} | {r['efficiency']} | {r['lost']} | {r['duplicated']} "
                      f"| {r['status']} |\n" for r in rows))
-    complete = len(yours) == int(x["runs"])
-    once = complete and all(r["status"] == "ok" for r in yours)
-    median = _median(float(r["efficiency"]) for r in yours if r["status"] == "ok")
+    complete = len(yours) == 2 * int(x["runs"])
+    failed = [r for r in yours if r["status"] != "ok"]  # the bench stops at the first such run
+    once = complete and not failed
+    median = _median(float(r["efficiency"]) for r in measured if r["status"] == "ok")
     baseline = _median(float(r["efficiency"]) for r in kits if r["status"] == "ok")
-    why = ("" if complete else
-           f"Only {len(yours)} of {x['runs']} runs finished" + (f": the runs took longer than {SERVER_SECONDS} s "
-           "(a worker or the acceptor waits for ever?)" if run.timed_out else ".\n\n" + _ended_early("the server", run)))
+    why = ("" if complete or failed or run.timed_out else
+           f"Only {len(yours)} of {2 * int(x['runs'])} runs finished.\n\n" + _ended_early("the server", run))
+    if run.timed_out and not failed:
+        # A hang cannot hold the runs past the budget: a client counts a request with no reply
+        # within SERVER_REPLY_MS as lost, and the first loss ends the benchmark. So this is load.
+        for _, result in tests:
+            result.pending = True
+            result.output = (f"Not graded: the runs took longer than {SERVER_SECONDS} s, with every finished run "
+                             f"exactly once (a hang would have shown as a request lost within "
+                             f"{SERVER_REPLY_MS // 1000} s). The grading machine was too busy, or the handoff is "
+                             "very slow: your instructor will regrade.\n\n" + table)
+        return
     for spec, result in tests:
         if spec["check"] == "exactly-once":
             if once:
                 result.score, result.output = result.max_score, "Passed: every request answered exactly once.\n\n" + table
             else:
+                full = any(r.get("slots") == str(x["fill_slots"]) for r in failed)
                 result.output = (why or "Failed: requests were lost, duplicated or invented, or the server did not "
-                                 "drain (the status column says which).") + "\n\n" + table
+                                 "drain (the status column says which)." + (
+                                     f" It failed on the load that fills the ring: {x['fill_workers']} workers for "
+                                     f"{x['children']} clients and {x['fill_slots']} slots, so the acceptor meets a "
+                                     "full ring and the ring wraps every few connections. Does put wait while the "
+                                     "ring is full, and does every index wrap?" if full else "")) + "\n\n" + table
         elif spec["check"] == "efficiency":
             target = float(spec["target"])
             if not once:

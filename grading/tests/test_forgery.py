@@ -310,3 +310,13 @@ def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
     g = grader.grade("buffer", slow, tmp_path / "out", rubric=rubric)
     assert g.pending and g.tests[0].score == 0, g.report()
     assert "finished no trial, twice" in g.tests[0].output and "incomplete" not in g.tests[0].output[:40]
+
+
+def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp_path, monkeypatch):
+    """A hang shows as a request lost within SERVER_REPLY_MS and ends the runs at once; runs
+    that are merely slow (a budget too small for this machine) are not graded, never failed."""
+    monkeypatch.setattr(grader, "SERVER_SECONDS", 4)
+    g = grader.grade("server", SAMPLES / "server" / "correct", tmp_path / "out")
+    server = [t for t in g.tests if not t.name.startswith("public")]
+    assert g.pending and all(t.pending and t.score == 0 for t in server), g.report()
+    assert "too busy" in server[0].output and "regrade" in server[0].output

@@ -129,6 +129,13 @@ def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
     assert "or spin?" in report
 
 
+def test_a_handoff_that_drops_when_the_ring_is_full_loses_requests_on_the_full_load(tmp_path):
+    """The efficiency load never fills its 101 slots; the second load (16 workers, 4 slots) does."""
+    scores, report = grade(tmp_path, "server", SAMPLES / "server" / "drops_when_full")
+    assert scores == _expected("server", "drops_when_full"), report
+    assert "fills the ring" in report and "lost" in report
+
+
 def test_the_server_starter_is_refused_no_server_runs(tmp_path):
     scores, report = grade(tmp_path, "server", paths.LABS / "server" / "starter")
     assert scores == _expected("server", "starter") and "Not run: the public test must pass first" in report, report

@@ -33,6 +33,11 @@ import org.HdrHistogram.Histogram;
  * <p>Exit codes: 0 every request answered once; 1 some were not; 2 bad arguments.
  */
 public final class LoadClient {
+    /** A grader needs one failure, not all of them: each lost request costs its client the reply
+     *  timeout, so a hung server would otherwise hold a run for children x requests x timeout. */
+    static final boolean STOP_ON_FAILURE = Boolean.getBoolean("handofflab.stop.on.failure");
+    static final String UNSENT = "unsent";
+
     static final String USAGE = "usage: ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS] [--timeout-ms N] [--json FILE] [--quiet]";
 
     /** What one run measured. Latencies are in microseconds, successful requests only. */
@@ -45,7 +50,12 @@ public final class LoadClient {
 
         /** Requests that got no correct reply: refused, reset, timed out, cut short or answered wrongly. */
         public long lost() {
-            return total() - ok;
+            return total() - ok - unsent();
+        }
+
+        /** Requests never sent: the run stopped at its first failure ({@link #STOP_ON_FAILURE}). */
+        public long unsent() {
+            return errors.getOrDefault(UNSENT, 0L);
         }
 
         public boolean exactlyOnce() {
@@ -107,6 +117,7 @@ public final class LoadClient {
         List<String> examples = new ArrayList<>();  // guarded by itself
         Set<Long> answered = ConcurrentHashMap.newKeySet();
         AtomicLong ok = new AtomicLong(), duplicated = new AtomicLong(), done = new AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
         Histogram latency = new Histogram(3_600_000_000L, 3);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> kids = new ArrayList<>();
@@ -120,12 +131,17 @@ public final class LoadClient {
                     return;
                 }
                 for (int r = 0; r < requests; r++) {
+                    if (STOP_ON_FAILURE && failed.get()) {
+                        errors.computeIfAbsent(UNSENT, k -> new AtomicLong()).addAndGet(requests - r);
+                        break;
+                    }
                     long id = first + r, t0 = System.nanoTime();
                     String error = request(host, port, id, millis, timeoutMs, answered, duplicated);
                     if (error == null) {
                         ok.incrementAndGet();
                         mine.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
                     } else {
+                        failed.set(true);
                         String kind = error.substring(0, error.indexOf(':'));
                         errors.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
                         synchronized (examples) {

@@ -79,9 +79,19 @@ public final class ServerBench {
                         ++run, runs, p.design, p.tr, p.workers, p.slots, rep, f[7], f[12], f[13],
                         f[16].equals("ok") ? "" : "  <- " + f[16]);
                 System.out.flush();
+                if (STOP_ON_FAILURE && !f[16].equals("ok")) {
+                    System.out.println("stopped: a run was not exactly once (handofflab.stop.on.failure)");
+                    return;
+                }
             }
         }
     }
+
+    /** How long a client waits for one reply (and the server to drain): long for the papers'
+     *  experiments, shorter where a grader must see a lost request as lost, within its budget. */
+    static final long REPLY_MS = Long.getLong("handofflab.reply.ms", 120_000);
+    /** A grader needs one failed run, not three (LoadClient stops a run at its first loss, too). */
+    static final boolean STOP_ON_FAILURE = LoadClient.STOP_ON_FAILURE;
 
     static String measure(Point p, int rep, int children, int requests) throws InterruptedException {
         long n = (long) children * requests;
@@ -95,12 +105,13 @@ public final class ServerBench {
             return row(p, rep, children, requests, -1, 0, n, 0, 0, bound, 0, 0, "failed to start: " + e.getMessage());
         }
         server.start();
-        LoadClient.Report r = LoadClient.run("127.0.0.1", server.port(), children, requests, p.tr, 120_000, null);
-        boolean drained = server.shutdown(60_000);
+        LoadClient.Report r = LoadClient.run("127.0.0.1", server.port(), children, requests, p.tr, REPLY_MS, null);
+        boolean drained = server.shutdown(Math.min(60_000, REPLY_MS));
         long problems = server.stats().problems();
         String status = r.exactlyOnce() && drained && problems == 0 ? "ok"
                 : "NOT exactly once: " + r.lost() + " lost, " + r.duplicated() + " duplicated, " + problems
-                + " server problems" + (drained ? "" : ", did not drain");
+                + " server problems" + (drained ? "" : ", did not drain")
+                + (r.unsent() > 0 ? " (then stopped: " + r.unsent() + " requests not sent)" : "");
         return row(p, rep, children, requests, r.seconds(), r.ok(), r.lost(), r.duplicated(), problems, bound,
                 r.latency().getValueAtPercentile(50) / 1e3, r.latency().getValueAtPercentile(99) / 1e3, status);
     }
