@@ -266,7 +266,7 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
 @click.argument("lab")
 @click.argument("folder", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="where to write the gradebook and reports")
-@click.option("--jobs", type=click.IntRange(1, 64), help="submissions graded at once (default: cores, at most 4)")
+@click.option("--jobs", type=click.IntRange(1, 64), help="submissions graded at once (default: one per two cores, at most 4, as memory allows)")
 @click.option("--allow-weak-isolation", is_flag=True,
               help="grade even where this host cannot isolate submitted code; every report then says so")
 def grade_batch(lab, folder, out_dir, jobs, allow_weak_isolation):

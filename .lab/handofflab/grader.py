@@ -674,9 +674,16 @@ def _tlc_verdict(variant, source: Path, jail: _Jail) -> tuple[str, str, object]:
     """(verdict, error text, swimlane) of TLC on the submitted spec with one catalogued cfg."""
     from types import SimpleNamespace
 
-    cfg = source.parent / f"{variant.name}.cfg"
+    # A folder of its own per run: the runs go in parallel, and TLC writes files beside the spec
+    # (a violation's SPEC_TTrace_<seconds>.tla), which two runs in one folder can clash on.
+    own = source.parent / f"run-{variant.name}"
+    own.mkdir()
+    for f in (source, source.parent / "Handoff.tla"):
+        shutil.copyfile(f, own / f.name)
+    source = own / source.name
+    cfg = own / f"{variant.name}.cfg"
     shutil.copyfile(variant.cfg_file, cfg)
-    meta = source.parent / "tlc-meta" / variant.name
+    meta = own / "tlc-meta"
     meta.mkdir(parents=True, exist_ok=True)
     run = jail.run(["java", "-XX:+UseParallelGC", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC", "-tool",
                     "-workers", "1", "-metadir", str(meta), "-config", str(cfg), str(source)], timeout=TLC_SECONDS)
@@ -891,6 +898,19 @@ def submissions_in(folder: Path) -> list[Path]:
     return found
 
 
+def batch_jobs() -> int:
+    """Gradings at once by default: one per two cores (a checker keeps two threads busy, and a
+    grading that shares its cores finishes later, not differently: budgets are retried, then
+    pending), at most 4, and no more than the memory available holds at one jail's cap each."""
+    cores = os.cpu_count() or 2
+    try:
+        meminfo = Path("/proc/meminfo").read_text()
+        available = int(re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.M)[1]) * 1024
+    except (OSError, TypeError):
+        available = sandbox.MEMORY_TOTAL  # unknown: as if one jail's worth
+    return max(1, min(4, cores // 2, available // sandbox.MEMORY_TOTAL))
+
+
 def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int | None = None,
                 allow_weak_isolation: bool = False) -> Path:
     """Grades every submission in `folder`, `jobs` at a time, each hidden from the others;
@@ -907,7 +927,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     subs = submissions_in(folder)
     out_dir = (out_dir or paths.RESULTS / "grading" / lab / f"batch-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = jobs or max(1, min(4, (os.cpu_count() or 2)))
+    jobs = jobs or batch_jobs()
     if jobs > 1 and any(t["kind"] == "server" for t in rubric["test"]):
         # A server's efficiency is measured against the clock: two gradings at once would take
         # each other's cores and fail correct servers.

@@ -92,3 +92,13 @@ def test_the_gradescope_zip_runs_this_grader(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     results = json.loads((tmp_path / "results" / "results.json").read_text())
     assert results["score"] == 0 and results["max_score"] == 10 and "package handofflab.labs.buffer;" in results["output"]
+
+
+def test_batch_parallelism_follows_the_cores_and_the_memory(monkeypatch):
+    monkeypatch.setattr(grader.os, "cpu_count", lambda: 2)
+    assert grader.batch_jobs() == 1           # a checker keeps both cores busy
+    monkeypatch.setattr(grader.os, "cpu_count", lambda: 64)
+    jobs = grader.batch_jobs()
+    assert 1 <= jobs <= 4
+    monkeypatch.setattr(grader.sandbox, "MEMORY_TOTAL", 10 ** 15)  # a jail's cap above the memory there is
+    assert grader.batch_jobs() == 1
