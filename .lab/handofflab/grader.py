@@ -625,16 +625,17 @@ def _score_tlc(rubric: dict, g: Grade, source: Path, jail: _Jail) -> None:
         if label == "your spec":
             verdicts[variant.name] = run
         else:
-            crossed.setdefault(variant.name, {})[label] = run[0]
+            crossed.setdefault(variant.name, {})[label] = run
     expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
-    agrees = {n: all(v == expected[n] for v in crossed[n].values()) for n in verdicts}
+    agrees = {n: all(v[0] == expected[n] for v in crossed[n].values()) for n in verdicts}
     correct_pass = all(verdicts[n][0] == "pass" and agrees[n] for n in verdicts if cat.variant(n).correct)
     caught_any = any(expected[n] != "pass" and verdicts[n][0] == expected[n] and agrees[n] for n in verdicts)
     for spec, result in tests:
         name = spec["variant"]
         variant, (verdict, detail, lane) = cat.variant(name), verdicts[name]
         what = f"`{name}.cfg` ({variant.bug if not variant.correct else 'the correct design'})"
-        disagree = [f"{label}: {v}" for label, v in crossed[name].items() if v != expected[name]]
+        disagree = [f"{label}: {v}" + (f" ({why.strip()[:300]})" if v == "error" else "")
+                    for label, (v, why, _) in crossed[name].items() if v != expected[name]]
         cross = ("\n\nBut the catalog's verdict is `" + expected[name] + "`, and swapping halves with the kit's "
                  "spec gives: " + "; ".join(disagree) + ". Your properties must judge any algorithm as the "
                  "kit's do, and your algorithm must be judged by the kit's properties as the catalog says.")
@@ -683,9 +684,12 @@ def _tlc_verdict(variant, source: Path, jail: _Jail) -> tuple[str, str, object]:
     source = own / source.name
     cfg = own / f"{variant.name}.cfg"
     shutil.copyfile(variant.cfg_file, cfg)
-    meta = own / "tlc-meta"
+    meta, tmp = own / "tlc-meta", own / "tmp"
     meta.mkdir(parents=True, exist_ok=True)
-    run = jail.run(["java", "-XX:+UseParallelGC", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC", "-tool",
+    tmp.mkdir()
+    # SANY copies the standard modules out of its jar into java.io.tmpdir under fixed names: runs
+    # sharing one tmpdir race on Naturals.tla ("File does not exist", seen in CI), so each has its own.
+    run = jail.run(["java", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={tmp}", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC", "-tool",
                     "-workers", "1", "-metadir", str(meta), "-config", str(cfg), str(source)], timeout=TLC_SECONDS)
     if run.timed_out:
         return "error", f"TLC ran past {TLC_SECONDS} s: is the state space unbounded (a counter with no limit)?", None

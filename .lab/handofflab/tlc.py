@@ -84,7 +84,9 @@ def stale_translations() -> list[str]:
 def _tlc(variant: Variant, cfg: Path, workers: int, timeout: float) -> tuple[str, float]:
     jar = toolchain.tlc_jar()
     with tempfile.TemporaryDirectory(prefix="tlc-") as meta:
-        cmd = ["java", "-XX:+UseParallelGC", "-cp", str(jar), "tlc2.TLC", "-tool", "-workers", str(workers),
+        # java.io.tmpdir of its own: SANY copies the standard modules there under fixed names, and
+        # TLC runs sharing one folder (two checks at once) race on them.
+        cmd = ["java", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={meta}", "-cp", str(jar), "tlc2.TLC", "-tool", "-workers", str(workers),
                "-metadir", meta, "-config", str(cfg), str(variant.spec_file)]
         start = time.monotonic()
         try:

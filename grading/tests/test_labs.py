@@ -90,6 +90,32 @@ def test_spec_lab_reference_is_the_kits_own_model(tmp_path):
     assert "your Pipes.tla with MailboxNoBusy.cfg under TLC" in report and "invariant:NoLoss" in report
 
 
+def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
+    """SANY copies the standard modules into java.io.tmpdir under fixed names: two TLC runs
+    sharing one race on them (a CI run saw 'File does not exist: .../Naturals.tla' and the kit's
+    own spec lost 6 points). The grader's parallel runs, and the kit's, each get their own."""
+    from handofflab import catalog, sandbox, tlc
+    seen = []
+
+    class Jail:
+        def run(self, cmd, timeout, stdin=None):
+            seen.append(next(a.split("=", 1)[1] for a in cmd if a.startswith("-Djava.io.tmpdir=")))
+            return sandbox.Run(0, "", 0.0, False, False)
+    source = spec(tmp_path, "kit", KIT_SPEC) / "Pipes.tla"
+    shutil.copyfile(paths.SPECS / "Handoff.tla", source.parent / "Handoff.tla")
+    cat = catalog.load()
+    for name in ("Pipes", "MailboxNoBusy"):
+        assert grader._tlc_verdict(cat.variant(name), source, Jail())[0] == "error"  # no output: no verdict
+    assert len(set(seen)) == 2 and all(Path(d).is_relative_to(source.parent) for d in seen)
+    commands = []
+    monkeypatch.setattr(tlc.subprocess, "run", lambda cmd, **kw: commands.append(cmd) or
+                        type("P", (), {"stdout": "", "stderr": ""})())
+    tlc._tlc(cat.variant("Pipes"), cat.variant("Pipes").cfg_file, 1, 10)
+    tlc._tlc(cat.variant("Pipes"), cat.variant("Pipes").cfg_file, 1, 10)
+    dirs = [next(a for a in c if a.startswith("-Djava.io.tmpdir=")) for c in commands]
+    assert len(set(dirs)) == 2
+
+
 def test_a_spec_whose_pipes_overwrite_rejects_the_harmless_slips(tmp_path):
     assert WRITE in KIT_SPEC
     overwriting = KIT_SPEC.replace(WRITE, "            pipe[at] := <<conn>>;")
