@@ -527,10 +527,7 @@ def _checker_verdict(checker: str, spec: dict, cls: str, classes: Path, tmp: Pat
 def _explain(verdict: dict) -> str:
     v = verdict["verdict"]
     if v == "deadlock":
-        return ("Failed: the threads hang — none of them can ever finish. Either they all wait and nobody "
-                "will wake them (a **lost wake-up**: the acceptor and the workers wait in the same wait set for "
-                "different reasons; ask yourself whom each `notify()` can wake — hint 2 in the handout), or a "
-                "thread is caught in a loop that never ends.")
+        return _explain_hang(verdict.get("trace", "") + "\n" + verdict.get("detail", ""))
     if v.startswith("violation:EventuallyTaken"):
         return ("Failed: the threads keep running, yet no connection is handed over: a loop that never ends "
                 "(a livelock), or a thread spinning while it holds the lock.")
@@ -546,6 +543,29 @@ def _explain(verdict: dict) -> str:
         return ("Failed: Lincheck found an interleaving whose results no sequential handoff can give — a worker "
                 "got a connection nobody put, or one twice. Read the interleaving below from top to bottom.")
     return f"Failed: {v} — {verdict.get('detail', '')}"
+
+
+_SPINS = re.compile(r"repeat(s|ed)? infinitely|active lock|livelock|spin[- ]?(cycle|loop)", re.I)
+_WAITS = re.compile(r"\b(PARK|WAIT)\b|\.await\(|\bwait\(\)|\bacquire\(\)|\bWAITING\b|every thread is waiting")
+
+
+def _explain_hang(seen: str) -> str:
+    """A hang's feedback, from what the counterexample shows: threads that wait for ever are
+    not threads that spin for ever, and neither tells a lost wake-up from a dropped item."""
+    head = "Failed: the threads hang — none of them can ever finish. "
+    waiting = ("Every thread waits, and nobody is left to wake it. Look at what each one waits for: a "
+               "**lost wake-up** (a `notify()` or `signal()` that woke a thread waiting for another reason, "
+               "so the one that could go on sleeps for ever), or a `put` that returned without storing its "
+               "connection, so a `take` waits for one that never comes.")
+    spinning = ("A thread is caught in a loop it never leaves: it spins on a condition no other thread can "
+                "make true — a probe sequence that never reaches the slot it needs, or a busy-wait nobody ends.")
+    if _SPINS.search(seen):
+        return head + spinning
+    if _WAITS.search(seen):
+        return head + waiting + " The interleaving below shows who waits, and the last wake-up."
+    return (head + "The checker saw no trace to tell which of these it is: every thread waiting (a **lost "
+            "wake-up**, or a `put` that returned without storing its connection) or a thread spinning in a "
+            "loop it never leaves (a probe sequence that misses slots, a busy-wait).")
 
 
 # -- a spec lab: TLC on the submitted spec, one catalogued configuration per test --------

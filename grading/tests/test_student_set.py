@@ -1,0 +1,43 @@
+"""The grader held to submissions written as students write them, other than the kit's own
+samples: correct ones in other styles (a ReentrantLock with two conditions, three semaphores,
+a deque, linear probing) must get full marks; plausible bugs (one condition with signal(), a
+put that gives up when full, a probe step that can be 0) their expected marks, and feedback
+that names what the counterexample shows, not a guess. Each is graded once per test run."""
+import json
+from pathlib import Path
+
+import pytest
+
+from handofflab import grader, verify
+
+SAMPLES = Path(__file__).parent / "submissions"
+
+# (lab, sample, what its report must say) — the marks are in expected.toml
+STUDENT_SET = [
+    ("buffer", "reentrant_lock", "Passed"),
+    ("buffer", "semaphores", "Passed"),
+    ("buffer", "linked_list", "Passed"),
+    ("buffer", "one_condition_signal", "Every thread waits"),
+    ("buffer", "drops_when_full", "never reached a worker"),
+    ("pht", "linear_probe", "Passed"),
+    ("pht", "zero_step", "caught in a loop it never leaves"),
+]
+
+
+@pytest.mark.parametrize("lab, sample, says", STUDENT_SET, ids=[f"{lab}/{s}" for lab, s, _ in STUDENT_SET])
+def test_a_student_style_submission_gets_its_marks_and_honest_feedback(tmp_path, lab, sample, says):
+    g = grader.grade(lab, SAMPLES / lab / sample, tmp_path / "out")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert [t["score"] for t in results["tests"]] == verify.sample_marks()[lab][sample], report
+    assert not any(t.pending for t in g.tests), report
+    assert says in report, report
+    if sum(verify.sample_marks()[lab][sample]) < 10:
+        assert "lost wake-up" not in report or "Every thread waits" in report, \
+            "a lost wake-up is named only where every thread waits"
+
+
+def test_the_set_covers_every_style_sample():
+    listed = {(lab, s) for lab, s, _ in STUDENT_SET}
+    expected = verify.sample_marks()
+    assert listed <= {(lab, s) for lab, names in expected.items() for s in names}
