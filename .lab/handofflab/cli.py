@@ -246,13 +246,14 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
     """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md.
     Exit 0 when graded (whatever the score), 3 when the grader itself failed, 4 when a test could not
     be graded because the machine was too busy (results.json says which; grade again)."""
-    from handofflab import grader
+    import grader
+    from handofflab import paths
     if reruns:
         grader.reruns(lab, submission, reruns, out_dir, allow_weak_isolation)
         return
     g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation)
     console.print(g.report())
-    where = out_dir or grader.paths.RESULTS / "grading" / lab / submission.resolve().stem
+    where = out_dir or paths.RESULTS / "grading" / lab / submission.resolve().stem
     console.print(f"\n[bold]{g.score:g} / {g.max_score:g}[/] — results.json and report.md in {where}")
     if g.grader_error:
         bad(f"the grader failed: {g.grader_error}")
@@ -272,7 +273,7 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
 def grade_batch(lab, folder, out_dir, jobs, allow_weak_isolation):
     """Grade every subfolder or .zip in FOLDER for LAB, in parallel; writes gradebook.csv and one
     results.json + report.md per submission."""
-    from handofflab import grader
+    import grader
     grader.grade_batch(lab, folder, out_dir, jobs, allow_weak_isolation)
 
 

@@ -11,7 +11,8 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from handofflab import grader, paths
+import grader
+from handofflab import paths
 from handofflab.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "gradescope"
@@ -20,41 +21,11 @@ OUT = paths.RESULTS / "gradescope"
 # buggy samples (grading/tests/), none of which grading needs, and all a student must not see.
 EXCLUDED = ("grading/tests/",)
 
-SETUP = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when the autograder is built (its default image is
-# Ubuntu 22.04, whose python3 is 3.10: the kit needs 3.11, which 22.04 ships as python3.11).
-set -euo pipefail
-apt-get update -q
-apt-get install -y -q openjdk-17-jdk-headless maven python3.11 python3.11-venv util-linux iproute2
-cd /autograder/source/kit
-./lab doctor || true          # lists what is there; the grader needs no book tools
-# The isolation this container gives submitted code, checked now rather than at the first submission.
-level=$(./lab grade-isolation)
-echo "grader sandbox: $level"
-if [ "$level" != "full" ] && [ "{allow_weak}" != "yes" ]; then
-  echo "This container cannot isolate submitted code ($level). Re-export with" >&2
-  echo "  ./lab export-gradescope {lab} --allow-weak-isolation" >&2
-  echo "to grade anyway (every result will say so), or use a host that allows namespaces." >&2
-  exit 1
-fi
-./lab grade {lab} labs/{lab}/starter --out /tmp/warm-up {weak_flag} >/dev/null  # builds java/ and .venv once
-"""
-
-RUN = """#!/usr/bin/env bash
-# Gradescope runs this for each submission: /autograder/submission in, results/results.json out.
-# AUTOGRADER_ROOT and HANDOFFLAB_KIT let the kit's tests run it outside Gradescope.
-set -uo pipefail
-root="${{AUTOGRADER_ROOT:-/autograder}}"
-kit="${{HANDOFFLAB_KIT:-$root/source/kit}}"
-mkdir -p "$root/results"
-"$kit/lab" grade {lab} "$root/submission" --out "$root/results" {weak_flag}
-status=$?
-if [ ! -s "$root/results/results.json" ]; then
-  # the grader could not even start: still a valid results.json, so the student sees why
-  python3 -c 'import json,sys; json.dump({{"score": 0, "output": "The autograder itself failed (exit '$status'), "
-  "not your code. Please tell your instructor.", "tests": []}}, open(sys.argv[1], "w"))' "$root/results/results.json"
-fi
-"""
+# The two scripts Gradescope runs, as templates (Python's str.format: {lab}, {allow_weak},
+# {weak_flag}; a literal brace is doubled).
+TEMPLATES = paths.GRADING / "gradescope"
+SETUP = (TEMPLATES / "setup.sh.template").read_text()
+RUN = (TEMPLATES / "run_autograder.template").read_text()
 
 
 def export(lab: str, allow_weak_isolation: bool = False) -> Path:
@@ -84,5 +55,5 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
                 if not info.filename.removeprefix("kit/").startswith(EXCLUDED):
                     z.writestr(info, kit.read(info))
     ok(f"{target} (the kit at {head.stdout.strip()}): upload it as the autograder of the Gradescope "
-       f"assignment; students submit {rubric['file']}")
+       f"assignment; students submit {rubric.file}")
     return target

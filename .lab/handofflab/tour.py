@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 
-from handofflab import book, grader, javabuild, javacheck, notebooks, paths, specs, toolchain
+import grader
+from handofflab import book, javabuild, javacheck, notebooks, paths, specs, toolchain
 from handofflab.console import LabError, console, heading, ok
 
 

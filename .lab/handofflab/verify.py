@@ -13,7 +13,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from handofflab import catalog as catalog_mod, grader, javacheck, paths
+import grader
+from handofflab import catalog as catalog_mod, javacheck, paths
 from handofflab.console import LabError, bad, console, ok, progress
 
 EXPECTED = paths.GRADING / "tests" / "submissions" / "expected.toml"

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from handofflab import grader
+import grader
+
 
 FORCED_WEAK = os.environ.get("HANDOFFLAB_ISOLATION") == "weak"
 
@@ -14,5 +15,7 @@ FORCED_WEAK = os.environ.get("HANDOFFLAB_ISOLATION") == "weak"
 @pytest.fixture(autouse=True)
 def _weak_isolation_allowed(monkeypatch):
     if FORCED_WEAK:
-        monkeypatch.setattr(grader, "grade", functools.partial(grader.grade, allow_weak_isolation=True))
+        weak = functools.partial(grader.grading.grade, allow_weak_isolation=True)
+        monkeypatch.setattr(grader, "grade", weak)            # what the tests call
+        monkeypatch.setattr(grader.grading, "grade", weak)    # what grade_batch and reruns call
     yield

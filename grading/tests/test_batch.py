@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import grader, gradescope, paths
+import grader
+from handofflab import gradescope, paths
 from handofflab.console import LabError
 
 SAMPLES = Path(__file__).parent / "submissions" / "buffer"
@@ -49,8 +50,8 @@ def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatc
     subs = tmp_path / "subs"
     for name in ("a", "b"):
         (subs / name).mkdir(parents=True)
-    real = grader.grade
-    monkeypatch.setattr(grader, "grade", lambda lab, sub, out, hide=(), **kw: (_ for _ in ()).throw(OSError("disk full"))
+    real = grader.grading.grade
+    monkeypatch.setattr(grader.grading, "grade", lambda lab, sub, out, hide=(), **kw: (_ for _ in ()).throw(OSError("disk full"))
                         if sub.name == "a" else real(lab, SAMPLES / "wrong_package", out, hide))
     rows = list(csv.DictReader(grader.grade_batch("buffer", subs, tmp_path / "out", jobs=1).open()))
     assert rows[0]["problem"] == "GRADER ERROR: OSError: disk full" and rows[1]["score"] == "0.0"
@@ -95,10 +96,10 @@ def test_the_gradescope_zip_runs_this_grader(tmp_path):
 
 
 def test_batch_parallelism_follows_the_cores_and_the_memory(monkeypatch):
-    monkeypatch.setattr(grader.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(grader.batch.os, "cpu_count", lambda: 2)
     assert grader.batch_jobs() == 1           # a checker keeps both cores busy
-    monkeypatch.setattr(grader.os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(grader.batch.os, "cpu_count", lambda: 64)
     jobs = grader.batch_jobs()
     assert 1 <= jobs <= 4
-    monkeypatch.setattr(grader.sandbox, "MEMORY_TOTAL", 10 ** 15)  # a jail's cap above the memory there is
+    monkeypatch.setattr(grader.batch.sandbox, "MEMORY_TOTAL", 10 ** 15)  # a jail's cap above the memory there is
     assert grader.batch_jobs() == 1

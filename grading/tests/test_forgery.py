@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import allowlist, grader, paths, sandbox
+import grader
+from handofflab import allowlist, paths, sandbox
 from handofflab.console import LabError
 
 sys.path.insert(0, str(Path(__file__).parent))  # ./lab test imports test files by path (importlib mode)
@@ -105,7 +106,7 @@ def test_a_report_is_read_only_as_a_regular_file_under_its_cap(tmp_path):
     link = tmp_path / "link.json"
     link.symlink_to("/etc/shadow")
     big = tmp_path / "big.json"
-    big.write_bytes(b"x" * (grader.REPORT_CAP + 1))
+    big.write_bytes(b"x" * (grader.budgets.REPORT_CAP + 1))
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     for bad in (link, big, fifo, tmp_path / "missing.json"):
@@ -137,7 +138,7 @@ def test_a_zip_bomb_is_refused_at_its_limit_with_a_valid_results_json(tmp_path):
 
 
 def test_too_many_files_and_colliding_names_are_named(tmp_path):
-    many = _zip(tmp_path / "many.zip", [(f"f{i}.txt", "x") for i in range(grader.UNPACK_FILES + 1)])
+    many = _zip(tmp_path / "many.zip", [(f"f{i}.txt", "x") for i in range(grader.budgets.UNPACK_FILES + 1)])
     g = grader.grade("buffer", many, tmp_path / "o1", rubric=LIGHT)
     assert "more than 200 files" in g.problem, g.problem
     collide = _zip(tmp_path / "collide.zip", [("x", "a file"), ("x/y", "and a folder of the same name"),
@@ -158,7 +159,7 @@ def test_a_folder_named_like_the_source_is_not_the_source(tmp_path):
 def test_a_grader_failure_still_writes_a_valid_results_json(tmp_path, monkeypatch):
     def broken(*args):
         raise RuntimeError("a bug in the grader")
-    monkeypatch.setattr(grader, "_run_tests", broken)
+    monkeypatch.setattr(grader.kinds.junit, "score", broken)
     g = grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=LIGHT)
     data = _results(tmp_path / "out")
     assert g.grader_error and data["extra_data"]["grader_error"].startswith("RuntimeError")
@@ -286,7 +287,7 @@ def test_modules_beside_the_spec_and_non_standard_extends_are_not_used(tmp_path)
 def test_a_checker_that_cannot_finish_in_its_budget_is_pending_not_failed(tmp_path, monkeypatch):
     """A budget too small for this machine stands for a machine too busy: the check is tried
     again with twice the budget, then reported as not graded (pending), never as the student's fault."""
-    monkeypatch.setattr(grader, "TEST_SECONDS", 0.5)
+    monkeypatch.setattr(grader.budgets, "TEST_SECONDS", 0.5)
     rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "seconds": 1,
                                  "points": 10}]}
     g = grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=rubric)
@@ -315,7 +316,7 @@ def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
 def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp_path, monkeypatch):
     """A hang shows as a request lost within SERVER_REPLY_MS and ends the runs at once; runs
     that are merely slow (a budget too small for this machine) are not graded, never failed."""
-    monkeypatch.setattr(grader, "SERVER_SECONDS", 4)
+    monkeypatch.setattr(grader.budgets, "SERVER_SECONDS", 4)
     g = grader.grade("server", SAMPLES / "server" / "correct", tmp_path / "out")
     server = [t for t in g.tests if not t.name.startswith("public")]
     assert g.pending and all(t.pending and t.score == 0 for t in server), g.report()

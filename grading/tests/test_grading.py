@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import grader, paths
+import grader
+from handofflab import paths
 from handofflab.console import LabError
 
 SAMPLES = Path(__file__).parent / "submissions" / "buffer"

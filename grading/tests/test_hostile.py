@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import grader, paths, sandbox
+import grader
+from handofflab import paths, sandbox
 
 CORRECT = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
 full = pytest.mark.skipif(sandbox.ISOLATION != "full", reason=f"sandbox isolation here: {sandbox.ISOLATION}")
@@ -37,7 +38,7 @@ def hostile(tmp_path, static="", put="", name="sub"):
     return folder
 
 
-LIGHT = {**grader.load_rubric("buffer"), "test": [
+LIGHT = {**grader.rubric.data("buffer"), "test": [
     {"name": "public: one thread sees a FIFO", "kind": "junit", "method": "oneThreadSeesAFifo", "points": 3},
     {"name": "public: put waits for room, take waits for an item", "kind": "junit",
      "method": "putWaitsForRoomAndTakeForAnItem", "points": 3},
@@ -65,7 +66,7 @@ def test_an_infinite_loop_is_stopped_by_the_time_limits(tmp_path):
     g, report, seconds = grade(tmp_path, hostile(tmp_path, put="        while (item != null) { Thread.onSpinWait(); }"))
     assert g.score == 0, report
     assert "timed out after 5 seconds" in report and "a loop that never ends" in report, report
-    assert seconds < 4 * grader.TEST_SECONDS
+    assert seconds < 4 * grader.budgets.TEST_SECONDS
 
 
 def test_a_deadlock_is_a_verdict_not_a_hang(tmp_path):
@@ -86,7 +87,7 @@ def test_a_static_initializer_that_never_returns(tmp_path):
     # The first public test times out; JUnit then interrupts its thread, which ends this sleep, so
     # the class finishes loading and the second public test may pass. The checkers name it.
     assert g.score <= 3 and "static initializer never returns" in report, report
-    assert seconds < 3 * grader.TEST_SECONDS
+    assert seconds < 3 * grader.budgets.TEST_SECONDS
 
 
 def test_a_memory_bomb_runs_out_inside_its_own_heap(tmp_path):
@@ -109,7 +110,7 @@ def test_a_leaked_thread_does_not_keep_the_grader_waiting(tmp_path):
     g, _, seconds = grade(tmp_path, hostile(tmp_path, static=(
         "        new Thread(() -> { while (true) { try { Thread.sleep(1000); } catch (InterruptedException e) { } } })"
         ".start();")))
-    assert g.score == 10 and seconds < grader.TEST_SECONDS
+    assert g.score == 10 and seconds < grader.budgets.TEST_SECONDS
     assert sandbox_processes() == []
 
 
@@ -195,7 +196,7 @@ def test_the_jail_hides_and_blocks_what_a_submission_must_not_reach(tmp_path, mo
                        for k, cmd in checks.items())
     work = tmp_path / "jail"
     work.mkdir()
-    jail = grader._Jail(work, (paths.ROOT / "grading", paths.ROOT / ".git", paths.RESULTS))
+    jail = grader.jail.Jail(work, (paths.ROOT / "grading", paths.ROOT / ".git", paths.RESULTS))
     shared_memory = subprocess.run(["ipcs", "-m"], capture_output=True, text=True).stdout
     # System V shared memory made inside lives in the jail's own IPC namespace and dies with it
     script += "\nipcmk -M 4096 >/dev/null 2>&1 && echo 'made-shm:yes'"

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import grader, paths
+import grader
+from handofflab import paths
 
 SAMPLES = Path(__file__).parent / "submissions"
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
@@ -60,6 +61,12 @@ def test_pht_reference_gets_full_marks(tmp_path):
     assert scores == _expected("pht", "correct") and sum(scores) == 10, report
 
 
+def test_the_pht_starter_earns_nothing_and_says_why(tmp_path):
+    scores, report = grade(tmp_path, "pht", paths.LABS / "pht" / "starter")
+    assert scores == _expected("pht", "starter"), report
+    assert "TODO" in report and "visit only" in report  # its own TODOs, and the probe sequence it lacks
+
+
 def test_pht_read_then_clear_is_caught_by_both_checkers(tmp_path):
     scores, report = grade(tmp_path, "pht", SAMPLES / "pht" / "split_swap")
     assert scores == _expected("pht", "split_swap"), report  # Lincheck finds it every run; the stress run after it only by luck
@@ -105,7 +112,7 @@ def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
     shutil.copyfile(paths.SPECS / "Handoff.tla", source.parent / "Handoff.tla")
     cat = catalog.load()
     for name in ("Pipes", "MailboxNoBusy"):
-        assert grader._tlc_verdict(cat.variant(name), source, Jail())[0] == "error"  # no output: no verdict
+        assert grader.kinds.tlc.verdict(cat.variant(name), source, Jail())[0] == "error"  # no output: no verdict
     assert len(set(seen)) == 2 and all(Path(d).is_relative_to(source.parent) for d in seen)
     commands = []
     monkeypatch.setattr(tlc.subprocess, "run", lambda cmd, **kw: commands.append(cmd) or
@@ -214,7 +221,7 @@ def test_every_sample_has_its_expected_marks_and_every_entry_a_sample():
     listed = {(lab, name) for lab, samples in marks.items() for name in samples if name != "starter"}
     assert folders == listed
     for lab, samples in marks.items():
-        tests = grader.load_rubric(lab)["test"]
+        tests = grader.load_rubric(lab).tests
         for name, expected in samples.items():
             assert verify.sample_path(lab, name).is_dir(), (lab, name)
             assert len(expected) == len(tests), (lab, name)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import grader, verify
+import grader
+from handofflab import verify
 
 SAMPLES = Path(__file__).parent / "submissions"
 

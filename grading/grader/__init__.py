@@ -1,0 +1,25 @@
+"""Handoff Lab's grader: `./lab grade`, `grade-batch` and `export-gradescope` call it.
+
+Its parts, each importing only the ones listed before it:
+- budgets     the limits (in work where it can be, in seconds with retries where it cannot)
+- rubric      labs/LAB/rubric.toml, typed and validated (closed keys, kinds, hints)
+- results     TestResult and Grade: results.json (Gradescope, with visibility) and report.md
+- jail        where submitted code runs, and reading back what it wrote without trusting it
+- tools       JUnit's console launcher, written once (TLC's command line is in handofflab.tlc)
+- submission  unpack, find, compile or translate, and the API allow-list on the bytecode
+- feedback    what a failing verdict tells the student, and the lab's own hint for it
+- scoring     the one catch/false-alarm rule of labs whose submission judges the kit's designs
+- context     what a kind of test gets to score with
+- kinds/      junit, checker, tlc, mutants, server: one module per kind of test
+- grading     one submission, end to end
+- batch       reruns and batches
+"""
+from grader.batch import batch_jobs, grade_batch, reruns, submissions_in
+from grader.grading import WeakIsolation, grade
+from grader.jail import MalformedReport, read_report
+from grader.kinds.tlc import TRANSLATION_END
+from grader.results import Grade, TestResult
+from grader.rubric import Rubric, load as load_rubric
+
+__all__ = ["Grade", "MalformedReport", "Rubric", "TRANSLATION_END", "TestResult", "WeakIsolation", "batch_jobs",
+           "grade", "grade_batch", "load_rubric", "read_report", "reruns", "submissions_in"]

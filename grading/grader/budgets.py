@@ -1,0 +1,20 @@
+"""The grader's limits, in one place. Each is a budget for a machine much busier than a quiet
+one: a hang or an endless loop is named sooner by the checkers themselves (JUnit's timeouts,
+the stress watchdog, Lincheck's limits); running out of a budget without a verdict is the
+machine's fault, so it is retried, then marked pending ("regrade"), never scored."""
+
+COMPILE_SECONDS = 60
+SERVER_SECONDS = 240            # the server lab's 9 runs (yours and the kit's on 2000 requests, yours on 500 on a full ring):
+                                # about 20 s when the handoff works, about 45 s when it spins
+TLC_SECONDS = 60                # one TLC run of a submitted spec; the kit's own models need under 5
+TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s when the machine is quiet; the
+                                # slack is for a busy one (a hang is caught sooner: JUnit timeouts, the watchdog)
+SERVER_REPLY_MS = 3_000         # a reply takes t_r (20 ms) plus its queueing: 3 s is 150 t_r, i.e. lost
+JUNIT_TIMEOUT = "5 s"           # per public test, enforced from another thread: a spin ignores interrupts
+STRESS_SECONDS = 3.0
+# Every JVM that runs submitted code: a heap the machine can afford, no perf-data file in the
+# (read-only) /tmp, and temporary files in the submission's own folder.
+JVM_OPTIONS = "-Xmx1g -XX:-UsePerfData -Djava.io.tmpdir={work}/jvm-tmp"
+REPORT_CAP = 4 * 1024 * 1024    # bytes of a report file the grader reads (a JUnit XML, a verdict, a CSV)
+UNPACK_FILES = 200              # files a submission may hold (the labs need one)
+UNPACK_BYTES = 8 * 1024 * 1024  # bytes, all files together, once unpacked

@@ -1,0 +1,71 @@
+"""What a student reads when a checker fails: chosen from what the counterexample shows (every
+thread waiting is not a thread spinning; a race outside the lock is not a missing `while`),
+and pointing to the hint of *this* lab's handout that fits (the rubric's [hints])."""
+from __future__ import annotations
+
+import re
+
+from grader import rubric as rubric_mod
+from grader.rubric import Rubric
+
+_SPINS = re.compile(r"repeat(s|ed)? infinitely|active lock|livelock|spin[- ]?(cycle|loop)", re.I)
+_WAITS = re.compile(r"\b(PARK|WAIT)\b|\.await\(|\bwait\(\)|\bacquire\(\)|\bWAITING\b|every thread is waiting")
+
+
+def hint(rubric: Rubric, topic: str) -> str:
+    """' Hint N of the handout: “…”' for the lab's hint on `topic`, or "" where it has none."""
+    number = rubric.hints.get(topic)
+    text = rubric_mod.hint(rubric.lab, number) if number else ""
+    return f"\n\nHint {number} in the handout: {text}" if text else ""
+
+
+# A failing verdict's start -> (what it tells the student, the hint topic). The first match wins.
+_VIOLATIONS = [
+    ("violation:EventuallyTaken", "Failed: the threads keep running, yet no connection is handed over: a loop that "
+     "never ends (a livelock), or a thread spinning while it holds the lock.", "spin"),
+    ("violation:NoInvented", "Failed: a worker took a connection that was never accepted (null). Either a woken "
+     "thread went on without checking its condition again, or a slot was read or written outside the lock that "
+     "guards it: the interleaving below shows which.", "invented"),
+    ("violation:NoDuplicate", "Failed: one connection was taken twice: two workers read the same slot before either "
+     "cleared it. The interleaving below shows the two reads.", "duplicate"),
+    ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "
+     "connection, or a slot was overwritten before it was taken.", "loss"),
+    ("violation:Threw", _THREW := "Failed: your put or take threw an exception (named below) instead of handing "
+     "over a connection. A handoff's methods must wait, never give up.", ""),
+    ("violation:Linearizable", "Failed: Lincheck found an interleaving whose results no sequential handoff can give "
+     "— a worker got a connection nobody put, or one twice. Read the interleaving below from top to bottom.",
+     "duplicate"),
+]
+
+
+def explain(verdict: dict, rubric: Rubric) -> str:
+    """The feedback for a checker's failing verdict."""
+    v, seen = verdict["verdict"], verdict.get("trace", "") + "\n" + verdict.get("detail", "")
+    if v == "deadlock":
+        text, topic = _hang(seen)
+    elif v.startswith("violation:Linearizable") and "Exception #" in seen:
+        text, topic = _THREW, ""
+    else:
+        text, topic = next(((t, k) for start, t, k in _VIOLATIONS if v.startswith(start)), (f"Failed: {v}", ""))
+    if v.startswith(("violation:NoDuplicate", "violation:NoLoss")) or not topic:
+        text += f" — {verdict['detail']}" if verdict.get("detail") else ""  # counts and the trial's shape
+    return text + hint(rubric, topic)
+
+
+def _hang(seen: str) -> tuple[str, str]:
+    """A hang's feedback and hint topic, from what the counterexample shows: threads that wait for
+    ever are not threads that spin for ever, and neither tells a lost wake-up from a dropped item."""
+    head = "Failed: the threads hang — none of them can ever finish. "
+    if _SPINS.search(seen):
+        return head + ("A thread is caught in a loop it never leaves: it spins on a condition no other thread "
+                       "can make true — a probe sequence that never reaches the slot it needs, or a busy-wait "
+                       "nobody ends."), "spin"
+    if _WAITS.search(seen):
+        return head + ("Every thread waits, and nobody is left to wake it. Look at what each one waits for: a "
+                       "**lost wake-up** (a `notify()` or `signal()` that woke a thread waiting for another "
+                       "reason, so the one that could go on sleeps for ever), or a `put` that returned without "
+                       "storing its connection, so a `take` waits for one that never comes. The interleaving "
+                       "below shows who waits, and the last wake-up."), "deadlock"
+    return head + ("The checker saw no trace to tell which of these it is: every thread waiting (a **lost "
+                   "wake-up**, or a `put` that returned without storing its connection) or a thread spinning in "
+                   "a loop it never leaves (a probe sequence that misses slots, a busy-wait)."), "deadlock"

@@ -1,0 +1,92 @@
+"""Grading one submission: unpack it, build it, and let each kind of test score its tests in
+the order they need; whatever happens, results.json is valid and says how it was graded."""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from grader import kinds
+from grader import rubric as rubric_mod
+from grader import submission as submission_mod
+from grader.context import Context
+from grader.jail import Jail
+from grader.results import Grade, TestResult
+from grader.rubric import Rubric
+from handofflab import paths, sandbox
+from handofflab.console import LabError
+
+
+class WeakIsolation(LabError):
+    """The host cannot isolate submitted code fully and the instructor did not allow less."""
+
+
+def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
+          rubric: dict | Rubric | None = None, allow_weak_isolation: bool = False) -> Grade:
+    """Grades one submission. Its code sees neither the hidden tests (grading/), nor the kit's
+    history (.git), nor other grading results, nor where it came from, nor anything in `hide`
+    (grade-batch: the other submissions). `rubric`: instead of the lab's own (the hostile suite
+    grades with a lighter one). Whatever happens, out_dir/results.json is valid and says at
+    which isolation level the submission was graded; a failure of the grader itself is marked."""
+    rubric = (rubric_mod.load(lab) if rubric is None else rubric if isinstance(rubric, Rubric)
+              else rubric_mod.parse(rubric, "the rubric given"))
+    submission = submission.resolve()
+    if not submission.exists():
+        raise LabError(f"submission not found: {submission}", "pass a folder or a .zip")
+    if sandbox.ISOLATION != "full" and not allow_weak_isolation:
+        raise WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
+                            "grade as root on a host that allows namespaces (CI, a grading server), or pass "
+                            "--allow-weak-isolation to grade anyway; every report will then say so")
+    out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.stem
+    g = Grade(lab, str(submission), isolation=sandbox.ISOLATION)
+    g.tests = [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests]
+    start = time.monotonic()
+    try:
+        _grade_into(g, rubric, submission, hide)
+    except Exception as e:  # the grader's own failure: still a valid results.json, marked as such
+        g.grader_error = f"{type(e).__name__}: {getattr(e, 'problem', e)}"
+        g.problem = ("The grader itself failed, not your code; nothing was scored. Please tell your instructor "
+                     f"(`{g.grader_error[:300]}`).")
+        for t in g.tests:
+            t.score, t.output = 0.0, "Not graded: the grader failed (see above)."
+    g.seconds = time.monotonic() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "results.json").write_text(json.dumps(g.results_json(), indent=2))
+    (out_dir / "report.md").write_text(g.report())
+    return g
+
+
+def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ...]) -> None:
+    with tempfile.TemporaryDirectory(prefix=f"grade-{g.lab}-") as tmp:
+        work = Path(tmp) / "submission"
+        work.mkdir()
+        try:
+            refused = submission_mod.unpack(submission, work)
+        except submission_mod.Refused as e:
+            g.problem = f"The submission was not unpacked: {e}. Submit only `{rubric.file}`."
+            for t in g.tests:
+                t.output = "Not run: the submission could not be unpacked (see above)."
+            return
+        source, problem = submission_mod.find_source(work, rubric)
+        jail = Jail(Path(tmp), (paths.ROOT / "grading", paths.ROOT / ".git", paths.RESULTS,
+                                 submission if submission.is_dir() else submission.parent, *hide))
+        if source and not problem and source.suffix == ".tla":
+            # alone in a folder of its own: nothing the submission brings (a module of the same name
+            # as a standard one, a class TLC would load as an override) lies beside it
+            alone = Path(tmp) / "spec" / source.name
+            alone.parent.mkdir()
+            shutil.copyfile(source, alone)
+            source = alone
+        if source and not problem:
+            problem = (submission_mod.translate(source, jail) if source.suffix == ".tla"
+                       else submission_mod.compile_java(source, Path(tmp) / "classes", jail, rubric))
+        if problem:
+            g.problem = problem + (f"\n\nIgnored: {', '.join(refused)}" if refused else "")
+            for t in g.tests:
+                t.output = "Not run: the submission could not be built (see above)."
+        else:
+            ctx = Context(rubric, g, Path(tmp), jail, source)
+            for kind in kinds.in_order(rubric.kinds):
+                kind.score(ctx)

@@ -1,0 +1,86 @@
+"""`checker`: the kit's checkers (Lincheck, the stress watchdog) on the submitted class, each in
+its own JVM in the jail, its verdict read back only if it carries this grading's nonce."""
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+from grader import budgets, feedback
+from grader.context import Context
+from grader.jail import Jail, MalformedReport, ended_early, read_report
+from grader.results import TestResult
+from grader.rubric import Rubric, TestSpec
+from handofflab import javacheck
+
+KIND = "checker"
+NEEDS: tuple[str, ...] = ()
+
+
+def score(ctx: Context) -> None:
+    for spec, result in ctx.tests(KIND):
+        _run(spec, ctx.rubric, ctx.classes, ctx.tmp, result, ctx.jail)
+
+
+def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestResult, jail: Jail) -> None:
+    """A rubric's checker test: `checker` (one, or a list run in turn: the test passes only if
+    every one passes, so a bug that one of them finds every run is a deterministic mark even
+    when another finds it only by luck), and optionally `like` (check the class as the kit
+    checks that design) and `seconds` (the stress run's length)."""
+    cls = rubric.cls
+    passed = []
+    for checker in spec.checkers:
+        verdict, problem = _verdict(checker, spec, cls, classes, tmp, jail)
+        if problem:
+            result.output, result.pending = problem, bool(verdict.get("pending"))
+            return
+        if verdict["verdict"] != "pass":
+            result.output = feedback.explain(verdict, rubric)
+            lane = javacheck.swimlane(verdict)
+            if lane and lane.steps:  # a class that never loaded has no schedule to draw
+                lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
+                result.swimlane_md = lane.markdown()
+            return
+        passed.append(f"{checker}: {verdict['detail'] or 'no interleaving breaks exactly-once'}")
+    result.score = result.max_score
+    result.output = "Passed: " + "; ".join(passed) + "."
+
+
+def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jail: Jail) -> tuple[dict, str]:
+    """(the verdict, "") of one checker on the submitted class, or ({}, why there is none)."""
+    out = tmp / f"{checker}.json"
+    seconds = float(spec.seconds or budgets.STRESS_SECONDS)
+    # The checker names a hang or an endless loop itself (its watchdog, Lincheck's own limits, a
+    # 10 s limit on loading the class); running past the budget without a verdict, or a stress run
+    # with no finished trial ("incomplete"), means the machine was too slow to finish. Once more
+    # with twice the budget, then: not graded, regrade.
+    for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
+        out.unlink(missing_ok=True)
+        cmd = javacheck.checker_command(checker, cls, out, seconds * (1 + attempt), str(classes),
+                                        like=spec.like)
+        nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
+        run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
+        if run.timed_out:
+            continue
+        if not out.exists():
+            return {}, ended_early(f"the {checker} check", run)
+        try:
+            verdict = json.loads(read_report(out))
+            if not isinstance(verdict, dict) or verdict.get("nonce") != nonce:
+                raise MalformedReport("it does not carry the nonce this grading gave the checker")
+            verdict["verdict"], verdict["detail"]  # noqa: B018 (the keys every verdict has)
+        except (MalformedReport, ValueError, KeyError) as e:
+            return {}, (f"Not graded: the {checker} check's report is malformed ({e}). The checker writes it; "
+                        "a submission that could change it is refused before it runs, so please tell your "
+                        "instructor.")
+        if verdict["verdict"] != "incomplete":
+            return verdict, ""
+    if run.timed_out:
+        return {"pending": True}, (
+            f"Not graded: the {checker} check ran past {budgets.TEST_SECONDS} s and then {2 * budgets.TEST_SECONDS} s without a "
+            "verdict. The checker names hangs and endless loops itself, so the grading machine was too busy: "
+            f"your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
+    return {"pending": True}, (
+        f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
+        f"{verdict['detail']}. The grading machine was too busy, or your handoff is very slow (each "
+        "connection should pass in microseconds): your instructor will regrade.")

@@ -1,0 +1,169 @@
+"""`tlc`: TLC on a submitted TLA+ spec with one catalogued configuration per test. A test scores
+when the spec gives the catalog's verdict (the very property it names), and so do its two halves
+crossed with the kit's spec (its properties on the kit's algorithm, the kit's properties on its
+algorithm) — under the one rule of scoring.earns."""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import shutil
+from pathlib import Path
+
+from grader import budgets, scoring
+from grader.context import Context
+from grader.jail import Jail
+from grader.rubric import Rubric
+from handofflab import catalog, paths, tlc
+from handofflab.console import LabError
+
+KIND = "tlc"
+NEEDS: tuple[str, ...] = ()
+
+SPEC_MODULES = {"Integers", "Naturals", "Sequences", "FiniteSets"}  # what a submitted spec may EXTEND
+# (not TLC: its Print/PrintT could write lines that read as TLC's own messages)
+TRANSLATION_END = "\\* END TRANSLATION"
+
+
+def _problem(source: Path, rubric: Rubric) -> str:
+    """What a submitted spec may not do, found in its text before TLC runs: extend a module other
+    than the standard ones, instance anything but Handoff, or let its properties read the
+    constants that say which variant is being checked (a property must judge the behaviour)."""
+    text = source.read_text(errors="replace")
+    x = rubric.spec
+    for line in re.findall(r"\bEXTENDS\b([^\n]*)", text):
+        bad = sorted(set(re.findall(r"\w+", line)) - SPEC_MODULES)
+        if bad:
+            return (f"`{source.name}` extends {', '.join(f'`{b}`' for b in bad)}: a submission may extend only "
+                    f"{', '.join(sorted(SPEC_MODULES))} (the grader puts Handoff.tla beside it for INSTANCE).")
+    instances = set(re.findall(r"\bINSTANCE\s+(\w+)", text)) - {"Handoff"}
+    if instances:
+        return f"`{source.name}` instances {sorted(instances)}: only `INSTANCE Handoff` is allowed."
+    if TRANSLATION_END not in text:
+        return f"`{source.name}` has lost its `{TRANSLATION_END}` line (keep the starter's BEGIN/END TRANSLATION)."
+    properties = text.split(TRANSLATION_END, 1)[1]
+    peeking = [k for k in x.get("knobs", []) if re.search(rf"\b{re.escape(k)}\b", properties)]
+    if peeking:
+        return (f"The properties of `{source.name}` (below the translation) read {', '.join(f'`{k}`' for k in peeking)}: "
+                "those constants say which variant TLC checks. A property must judge what happens "
+                "(accepted, taken, the pipes), not which design it is told it is looking at.")
+    return ""
+
+
+def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
+    """The submitted spec, and its two halves each put beside the other half of the kit's own
+    spec (its algorithm above the translation's end, its properties below): the submission's
+    properties must judge the kit's algorithm as the catalog says, and the kit's properties
+    the submission's algorithm. Each in a folder of its own, with only Handoff.tla beside it."""
+    kit = (paths.SPECS / f"{rubric.spec['reference']}.tla").read_text()
+    yours = source.read_text(errors="replace")
+    algo, props = yours.split(TRANSLATION_END, 1)
+    kit_algo, kit_props = kit.split(TRANSLATION_END, 1)
+    texts = {"your spec": yours,
+             "your properties on the kit's algorithm": kit_algo + TRANSLATION_END + props,
+             "the kit's properties on your algorithm": algo + TRANSLATION_END + kit_props}
+    folders = {}
+    for i, (label, text) in enumerate(texts.items()):
+        folder = work / f"tlc-{i}"
+        folder.mkdir()
+        (folder / source.name).write_text(text)
+        shutil.copyfile(paths.SPECS / "Handoff.tla", folder / "Handoff.tla")  # the abstract spec is the kit's
+        folders[label] = folder / source.name
+    return folders
+
+
+def score(ctx: Context) -> None:
+    """All tests together: each needs every verdict (a catch counts only if the correct designs pass)."""
+    cat = catalog.load()
+    tests = ctx.tests(KIND)
+    problem = _problem(ctx.source, ctx.rubric)
+    if problem:
+        for _, result in tests:
+            result.output = "Not graded: " + problem
+        return
+    specs = _crossed(ctx.source, ctx.rubric, ctx.jail.work)
+    jobs = [(cat.variant(spec.variant), label, path) for spec, _ in tests for label, path in specs.items()]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one TLC per core
+        done = list(pool.map(lambda job: verdict(job[0], job[2], ctx.jail), jobs))
+    verdicts, crossed = {}, {}
+    for (variant, label, _), run in zip(jobs, done):
+        if label == "your spec":
+            verdicts[variant.name] = run
+        else:
+            crossed.setdefault(variant.name, {})[label] = run
+    expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
+    right = {n: verdicts[n][0] == expected[n] and all(v[0] == expected[n] for v in crossed[n].values())
+             for n in verdicts}
+    every_correct_passes = all(right[n] for n in verdicts if cat.variant(n).correct)
+    # a catch is a right verdict other than pass (a harmless slip, like a real pipe's missing busy
+    # flag, is buggy code the catalog expects to pass: passing it is not a catch)
+    some_bug_caught = any(right[n] for n in verdicts if expected[n] != "pass")
+    for spec, result in tests:
+        variant = cat.variant(spec.variant)
+        result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed[variant.name],
+                                  every_correct_passes, some_bug_caught)
+        if scoring.earns(expected[variant.name] == "pass", right[variant.name], every_correct_passes, some_bug_caught):
+            result.score = result.max_score
+        lane = verdicts[variant.name][2]
+        if lane is not None:  # a caught bug's trace teaches too
+            lane.title = f"your {ctx.source.name} with {variant.name}.cfg under TLC"
+            result.swimlane_md = lane.markdown()
+
+
+def _feedback(variant, expected: str, yours: tuple, crossed: dict, every_correct_passes: bool,
+              some_bug_caught: bool) -> str:
+    verdict_, detail = yours[0], yours[1]
+    what = f"`{variant.name}.cfg` ({variant.bug if not variant.correct else 'the correct design'})"
+    disagree = [f"{label}: {v}" + (f" ({why.strip()[:300]})" if v == "error" else "")
+                for label, (v, why, _) in crossed.items() if v != expected]
+    cross = ("\n\nBut the catalog's verdict is `" + expected + "`, and swapping halves with the kit's "
+             "spec gives: " + "; ".join(disagree) + ". Your properties must judge any algorithm as the "
+             "kit's do, and your algorithm must be judged by the kit's properties as the catalog says.")
+    if verdict_ == "error":
+        return f"TLC could not check your spec with {what}:\n\n```text\n{detail}\n```"
+    if expected == "pass" and verdict_ == "pass":
+        if disagree:
+            return f"Your spec accepts {what}." + cross
+        if some_bug_caught:
+            return f"Passed: your spec accepts {what}, as it should."
+        return (f"Your spec accepts {what}, but it catches none of the buggy variants: a spec "
+                "that checks nothing accepts everything, so this pass earns nothing yet.")
+    if expected == "pass":
+        return (f"Failed: your spec rejects {what}, which the catalog says is correct for "
+                f"exactly-once ({verdict_}). {variant.why.get('tlc', '')} Read the trace below.")
+    if verdict_ == "pass":
+        return f"Not caught: your spec accepts {what}. Which property should fail, and in which step?"
+    if verdict_ != expected:
+        return (f"Not caught as it should be: your spec reports {verdict_} for {what}, but the bug "
+                f"breaks `{expected.partition(':')[2] or expected}` — which property "
+                "should fail first, and does your spec let TLC reach that state?")
+    if disagree:
+        return f"Your spec reports {verdict_} for {what}." + cross
+    if every_correct_passes:
+        return f"Caught: {what} — TLC reports {verdict_}, in your spec and crossed with the kit's."
+    return (f"Your spec rejects {what} ({verdict_}), but it also rejects a correct design, so "
+            "the catch proves nothing yet. Fix the correct designs first.")
+
+
+def verdict(variant, source: Path, jail: Jail) -> tuple[str, str, object]:
+    """(verdict, error text, swimlane) of TLC on the submitted spec with one catalogued cfg."""
+    # A folder of its own per run: the runs go in parallel, and TLC writes files beside the spec
+    # (a violation's SPEC_TTrace_<seconds>.tla), which two runs in one folder can clash on.
+    own = source.parent / f"run-{variant.name}"
+    own.mkdir()
+    for f in (source, source.parent / "Handoff.tla"):
+        shutil.copyfile(f, own / f.name)
+    source = own / source.name
+    cfg = own / f"{variant.name}.cfg"
+    shutil.copyfile(variant.cfg_file, cfg)
+    meta, tmp = own / "tlc-meta", own / "tmp"
+    meta.mkdir()
+    tmp.mkdir()
+    run = jail.run(tlc.command(cfg, source, meta, tmp), timeout=budgets.TLC_SECONDS)
+    if run.timed_out:
+        return "error", f"TLC ran past {budgets.TLC_SECONDS} s: is the state space unbounded (a counter with no limit)?", None
+    try:
+        result = tlc.parse(tlc.Checked(f"your {source.stem}", source.stem, cfg.name, cfg), run.output, 0.0)
+    except LabError as e:
+        return "error", e.problem.replace(str(source.parent) + "/", "").replace("specs/", ""), None
+    return result.verdict, "", result.trace

@@ -1,0 +1,66 @@
+"""What a grading produces: one result per rubric test, the grade, Gradescope's results.json and
+the readable report.md. Hidden tests are hidden in results.json (Gradescope shows them to the
+student once grades are published), whatever their names say."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+@dataclass
+class TestResult:
+    name: str
+    max_score: float
+    score: float = 0.0
+    output: str = ""
+    swimlane_md: str = ""
+    hidden: bool = False    # Gradescope shows it to the student only once grades are published
+    pending: bool = False   # not graded for the machine's sake (too busy to finish): regrade, never blame
+
+    def gradescope(self) -> dict:
+        return {"name": self.name, "score": self.score, "max_score": self.max_score,
+                "status": "passed" if self.score == self.max_score else "failed",
+                "output": self.output + (("\n\n" + self.swimlane_md) if self.swimlane_md else ""),
+                "output_format": "md", "visibility": "after_published" if self.hidden else "visible"}
+
+
+@dataclass
+class Grade:
+    lab: str
+    submission: str
+    tests: list[TestResult] = field(default_factory=list)
+    problem: str = ""       # why nothing could be graded (no file, no compile), if so
+    seconds: float = 0.0
+    isolation: str = "full"     # the sandbox level that graded it (sandbox.ISOLATION)
+    grader_error: str = ""      # the grader's own failure, if any: the marks mean nothing then
+
+    @property
+    def score(self) -> float:
+        return sum(t.score for t in self.tests)
+
+    @property
+    def pending(self) -> bool:
+        """Some test could not be graded for the machine's sake: the instructor must regrade."""
+        return any(t.pending for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_score for t in self.tests)
+
+    def results_json(self) -> dict:
+        weak = "" if self.isolation == "full" else f"\n\nGraded with weak isolation: {self.isolation}."
+        return {"score": self.score, "max_score": self.max_score, "execution_time": round(self.seconds, 1),
+                "output": (self.problem or f"{self.score:g} / {self.max_score:g} points") + weak,
+                "output_format": "md", "tests": [t.gradescope() for t in self.tests],
+                "extra_data": {"isolation": self.isolation, "grader_error": self.grader_error,
+                               "pending": [t.name for t in self.tests if t.pending]}}
+
+    def report(self) -> str:
+        lines = [f"# {self.lab}: {self.score:g} / {self.max_score:g} points", "",
+                 f"Submission: `{self.submission}`", "", f"Isolation: {self.isolation}", ""]
+        if self.problem:
+            lines += ["## Could not grade", "", self.problem, ""]
+        for t in self.tests:
+            mark = "✔" if t.score == t.max_score else "✘"
+            lines += [f"## {mark} {t.name} — {t.score:g} / {t.max_score:g}", "", t.output, ""]
+            if t.swimlane_md:
+                lines += [t.swimlane_md, ""]
+        return "\n".join(lines)

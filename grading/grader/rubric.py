@@ -1,0 +1,156 @@
+"""A lab's rubric (labs/LAB/rubric.toml), typed and validated: closed keys at every level, so a
+misspelt key or an unknown kind is named with its place instead of being ignored. Every other
+part of the grader reads a `Rubric`, never the TOML."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from handofflab import paths
+from handofflab.console import LabError
+
+# The keys each kind of test may have, besides name, kind, points and hidden.
+KIND_KEYS = {
+    "junit": {"method"},                       # a public JUnit test of the lab, by method name
+    "checker": {"checker", "like", "seconds"},  # the kit's checkers on the submitted class
+    "tlc": {"variant"},                        # TLC on the submitted spec with a catalogued cfg
+    "mutants": {"handoff"},                    # the submitted tests against one of the kit's handoffs
+    "server": {"check", "target"},             # the submitted handoff in the kit's server, under load
+}
+REQUIRED = {"junit": {"method"}, "checker": {"checker"}, "tlc": {"variant"}, "mutants": {"handoff"},
+            "server": {"check"}}
+TEST_KEYS = {"name", "kind", "points", "hidden"}
+TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "hints", "test"}
+SPEC_KEYS = {"reference", "knobs"}
+SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "runs",
+               "fill_workers", "fill_slots", "fill_requests"}
+SERVER_CHECKS = {"exactly-once", "efficiency"}
+# What a failure can be, for the lab's own hints: `[hints]` maps each to the number of the
+# hint in the lab's handout (labs/LAB/README.md, "## Hints") that feedback points to.
+HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow"}
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    name: str
+    kind: str
+    points: float
+    hidden: bool
+    method: str = ""
+    checkers: tuple[str, ...] = ()
+    like: str | None = None
+    seconds: float | None = None
+    variant: str = ""
+    handoff: str = ""
+    check: str = ""
+    target: float = 0.0
+
+
+@dataclass(frozen=True)
+class Rubric:
+    lab: str
+    title: str
+    file: str
+    cls: str                     # the submitted class's name ("" for a spec lab)
+    api: str
+    forbid: tuple[str, ...]
+    tests: tuple[TestSpec, ...]
+    spec: dict = field(default_factory=dict)
+    server: dict = field(default_factory=dict)
+    hints: dict = field(default_factory=dict)
+
+    def of_kind(self, kind: str) -> list[int]:
+        """Positions of the tests of one kind."""
+        return [i for i, t in enumerate(self.tests) if t.kind == kind]
+
+    @property
+    def kinds(self) -> set[str]:
+        return {t.kind for t in self.tests}
+
+
+def data(lab: str) -> dict:
+    """The rubric as its TOML says it (for a test that grades with a changed copy)."""
+    path = paths.LABS / lab / "rubric.toml"
+    if not path.exists():
+        known = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
+        raise LabError(f"no lab called '{lab}'", f"labs with a rubric: {', '.join(known)}")
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise LabError(f"labs/{lab}/rubric.toml is not valid TOML: {e}", "fix the line it names") from None
+
+
+def load(lab: str) -> Rubric:
+    return parse(data(lab), f"labs/{lab}/rubric.toml")
+
+
+def parse(raw: dict, where: str) -> Rubric:
+    """A Rubric from TOML data, or a LabError naming the first key that is wrong and where."""
+    def fail(what: str, fix: str):
+        raise LabError(f"{where}: {what}", fix)
+
+    _closed(raw, TOP_KEYS, "the rubric", fail)
+    for key in ("lab", "title", "file"):
+        if not isinstance(raw.get(key), str) or not raw[key]:
+            fail(f"`{key}` is missing (a string)", f"top-level keys: {', '.join(sorted(TOP_KEYS))}")
+    tests = tuple(_test(t, i, fail) for i, t in enumerate(raw.get("test", []), 1))
+    if not tests:
+        fail("no [[test]]", "a rubric lists its tests as [[test]] tables")
+    if raw["file"].endswith(".java") and not raw.get("class"):
+        fail("`class` is missing: a Java lab names the submitted class", 'class = "handofflab.labs.LAB.Name"')
+    _closed(raw.get("spec", {}), SPEC_KEYS, "[spec]", fail)
+    _closed(raw.get("server", {}), SERVER_KEYS, "[server]", fail)
+    if "tlc" in {t.kind for t in tests} and "reference" not in raw.get("spec", {}):
+        fail("tlc tests need [spec] reference (the kit's spec to cross with)", 'reference = "Pipes"')
+    if "server" in {t.kind for t in tests} and set(raw.get("server", {})) != SERVER_KEYS:
+        fail(f"[server] needs {', '.join(sorted(SERVER_KEYS - set(raw.get('server', {}))))}",
+             "see labs/server/rubric.toml")
+    hints = raw.get("hints", {})
+    _closed(hints, HINT_TOPICS, "[hints]", fail)
+    if any(not isinstance(n, int) or n < 1 for n in hints.values()):
+        fail("[hints] values are hint numbers (1, 2, …)", "e.g. deadlock = 2")
+    return Rubric(raw["lab"], raw["title"], raw["file"], raw.get("class", ""), raw.get("api", "handoff"),
+                  tuple(raw.get("forbid", ())), tests, dict(raw.get("spec", {})), dict(raw.get("server", {})),
+                  dict(hints))
+
+
+def _test(t: dict, i: int, fail) -> TestSpec:
+    kind = t.get("kind")
+    if kind not in KIND_KEYS:
+        fail(f"test {i} ('{t.get('name', '?')}') has unknown kind '{kind}'", f"kinds: {', '.join(sorted(KIND_KEYS))}")
+    _closed(t, TEST_KEYS | KIND_KEYS[kind], f"test {i} ('{t.get('name', '?')}', a {kind} test)", fail)
+    missing = ({"name", "points"} | REQUIRED[kind]) - set(t)
+    if missing:
+        fail(f"test {i} ('{t.get('name', '?')}') lacks {', '.join(sorted(missing))}",
+             f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
+    if kind == "server" and t["check"] not in SERVER_CHECKS:
+        fail(f"test {i}: unknown server check '{t['check']}'", f"checks: {', '.join(sorted(SERVER_CHECKS))}")
+    checkers = t.get("checker", ())
+    return TestSpec(t["name"], kind, float(t["points"]), bool(t.get("hidden", t["name"].startswith("hidden"))),
+                    method=t.get("method", ""), checkers=tuple([checkers] if isinstance(checkers, str) else checkers),
+                    like=t.get("like"), seconds=t.get("seconds"), variant=t.get("variant", ""),
+                    handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)))
+
+
+def _closed(table, allowed: set[str], what: str, fail) -> None:
+    if not isinstance(table, dict):
+        fail(f"{what} is not a table", "see another lab's rubric.toml")
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        fail(f"{what} has unknown key(s) {', '.join(repr(k) for k in unknown)}",
+             f"allowed there: {', '.join(sorted(allowed))}")
+
+
+def hint(lab: str, number: int) -> str:
+    """The text of hint `number` in the lab's handout, or "" if it has none."""
+    import re
+    handout = (paths.LABS / lab / "README.md")
+    text = handout.read_text() if handout.exists() else ""
+    part = text.split("## Hints", 1)[1] if "## Hints" in text else ""
+    m = re.search(rf"^{number}\. (.+?)(?=\n\d+\. |\n\n|\Z)", part, re.M | re.S)
+    return " ".join(m.group(1).split()) if m else ""
+
+
+def handout_path(lab: str) -> Path:
+    return paths.LABS / lab / "README.md"

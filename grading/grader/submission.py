@@ -1,0 +1,150 @@
+"""The submission, from what was handed in to what runs: unpacked within limits (no link
+followed, no path outside, no zip bomb), its one file found, compiled (or its PlusCal
+translated), and its bytecode held to the lab's API profile before anything of it runs."""
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+from grader import budgets
+from grader.jail import Jail
+from grader.rubric import Rubric
+from handofflab import allowlist, javabuild, paths, tlc
+from handofflab.console import LabError
+
+_NAME = re.compile(r"[\w.+@ -]+")  # a path component a submission may use
+
+
+class Refused(Exception):
+    """A submission that cannot be unpacked within the limits."""
+
+
+def unpack(submission: Path, into: Path) -> list[str]:
+    """Copy a folder, or extract a zip, into `into` — never writing outside it, never following
+    a link, and within budgets.UNPACK_FILES files and budgets.UNPACK_BYTES bytes (a zip bomb is refused at its
+    first byte over). Returns what was left out; raises Refused over the limits."""
+    if submission.is_dir():
+        entries = [(str(src.relative_to(submission)), src) for src in sorted(submission.rglob("*"))]
+    elif zipfile.is_zipfile(submission):
+        with zipfile.ZipFile(submission) as z:
+            return _unpack_zip(z, into)
+    else:
+        raise LabError(f"{submission} is neither a folder nor a zip file", "pass the submission's folder or .zip")
+    refused, budget = [], [budgets.UNPACK_FILES, budgets.UNPACK_BYTES]
+    for rel, src in entries:
+        if src.is_symlink():
+            refused.append(f"{rel} (a symbolic link)")
+        elif src.is_file():
+            with src.open("rb") as f:
+                _write_entry(rel, f, into, budget, refused)
+    return refused
+
+
+def _unpack_zip(z: zipfile.ZipFile, into: Path) -> list[str]:
+    refused, budget = [], [budgets.UNPACK_FILES, budgets.UNPACK_BYTES]
+    for info in z.infolist():
+        if (info.external_attr >> 16) & 0o170000 == 0o120000:
+            refused.append(f"{info.filename} (a symbolic link)")
+        elif not info.is_dir():
+            with z.open(info) as f:
+                _write_entry(info.filename, f, into, budget, refused)
+    return refused
+
+
+def _write_entry(name: str, src, into: Path, budget: list[int], refused: list[str]) -> None:
+    """One file of a submission, copied under the budget [files left, bytes left]."""
+    parts = name.replace("\\", "/").split("/")
+    if name.startswith("/") or any(p in ("", ".", "..") or not _NAME.fullmatch(p) or len(p) > 100 for p in parts):
+        refused.append(f"{name[:120]} (a name a submission may not use: letters, digits, '.', '-', '_' only)")
+        return
+    target = into.joinpath(*parts)
+    if any(p.exists() and not p.is_dir() for p in target.parents if p.is_relative_to(into)) or target.is_dir():
+        refused.append(f"{name} (it collides with another entry of the same name)")
+        return
+    if target.exists():
+        refused.append(f"{name} (a second entry of the same name)")
+        return
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise Refused(f"the submission holds more than {budgets.UNPACK_FILES} files; submit only `the lab's file`")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "wb") as dst:
+        while chunk := src.read(65536):
+            budget[1] -= len(chunk)
+            if budget[1] < 0:
+                raise Refused(f"the submission unpacks to more than {budgets.UNPACK_BYTES // 1024 // 1024} MiB")
+            dst.write(chunk)
+
+
+def find_source(work: Path, rubric: Rubric) -> tuple[Path | None, str]:
+    found = sorted(p for p in work.rglob(rubric.file) if p.is_file() and not p.is_symlink())
+    if not found:
+        return None, (f"The submission has no `{rubric.file}`. Submit that one file (or a folder or zip "
+                      f"containing it), as in labs/{rubric.lab}/starter/.")
+    if len(found) > 1:
+        return None, f"The submission has {len(found)} files called `{rubric.file}`; submit exactly one."
+    if not rubric.file.endswith(".java"):
+        return found[0], ""
+    package = rubric.cls.rpartition(".")[0]
+    if not re.search(rf"^\s*package\s+{re.escape(package)}\s*;", found[0].read_text(errors="replace"), re.M):
+        return None, (f"`{rubric.file}` must start with `package {package};` (as the starter does): "
+                      "the grader and the tests look for the class there.")
+    return found[0], ""
+
+
+def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str:
+    """The submitted class, then its bytecode held to the lab's API profile (labs/allowed-api.toml).
+    A test-writing lab's public helpers are compiled apart (into kit-classes), so that only
+    what the student wrote is in `classes` and held to the profile."""
+    classes.mkdir()
+    cp = str(javabuild.handoffs_jar())
+    helpers = sorted((paths.LABS / rubric.lab / "public").glob("*.java"))
+    if "mutants" in rubric.kinds:
+        kit = classes.parent / "kit-classes"
+        kit.mkdir()
+        cp = f"{cp}:{javabuild.classpath('checks')}"
+        run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp, "-d", str(kit),
+                        *map(str, helpers)], timeout=budgets.COMPILE_SECONDS)
+        if run.returncode != 0:
+            raise LabError(f"lab {rubric.lab}'s public helpers do not compile:\n{run.output[-2000:]}",
+                           "rebuild the kit (`./lab test`) or restore labs/ from git")
+        cp = f"{kit}:{cp}"
+    run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp,
+                    "-d", str(classes), str(source)], timeout=budgets.COMPILE_SECONDS)
+    if run.timed_out:
+        return f"Compiling took longer than {budgets.COMPILE_SECONDS} s."
+    if run.returncode != 0:
+        return "Your code does not compile:\n\n```text\n" + run.output.replace(str(source.parent) + "/", "") + "\n```"
+    return _check_api(classes, jail, rubric)
+
+
+def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
+    """Refuses a submission whose bytecode uses what its lab's profile does not allow."""
+    files = sorted(str(p) for p in classes.rglob("*.class"))
+    run = jail.run(["javap", "-v", "-p", *files], timeout=budgets.COMPILE_SECONDS)
+    parsed = allowlist.parse_javap(run.output)
+    if run.returncode != 0 or len(parsed) != len(files):
+        return "Your compiled classes could not be read back by `javap`:\n\n```text\n" + run.output[-2000:] + "\n```"
+    profile = allowlist.load(rubric.api, rubric.forbid)
+    found = allowlist.violations(parsed, profile)
+    if not found:
+        return ""
+    listed = "\n".join(f"- {v}" for v in found[:20]) + (f"\n- … and {len(found) - 20} more" if len(found) > 20 else "")
+    return (f"`{rubric.file}` uses what a submission to lab {rubric.lab} may not use, so it was not run:\n\n"
+            f"{listed}\n\nA handoff needs only monitors, locks, atomics and collections; files, processes, "
+            "reflection, system properties and ending the JVM are refused, because the checkers run your class in "
+            "their own JVM. `labs/allowed-api.toml` lists what is allowed.")
+
+
+def translate(source: Path, jail: Jail) -> str:
+    """A submitted spec with a PlusCal algorithm is translated first (as the kit's own are)."""
+    if "--algorithm" not in source.read_text(errors="replace"):
+        return ""
+    run = jail.run(tlc.pcal_command(source), timeout=budgets.COMPILE_SECONDS)
+    if run.timed_out:
+        return f"Translating the PlusCal took longer than {budgets.COMPILE_SECONDS} s."
+    if run.returncode != 0 or "Translation completed" not in run.output:
+        tail = "\n".join(run.output.strip().splitlines()[-10:]).replace(str(source.parent) + "/", "")
+        return f"Your PlusCal does not translate:\n\n```text\n{tail}\n```"
+    return ""

@@ -1,0 +1,94 @@
+"""Rubrics as typed, validated data: every lab's rubric loads; a misspelt key, an unknown kind or
+a missing field is named with its place; hidden tests are hidden in results.json; each lab's
+feedback points to that lab's own hints; and every lab folder has the shape the grader and the
+tests read, checked both ways (a lab without samples, samples without a lab)."""
+import json
+import re
+
+import pytest
+
+import grader
+from grader import feedback, rubric
+from handofflab import paths
+from handofflab.console import LabError
+
+LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_every_rubric_validates(lab):
+    r = grader.load_rubric(lab)
+    assert r.lab == lab and sum(t.points for t in r.tests) == 10
+    assert any(t.hidden for t in r.tests) and any(not t.hidden for t in r.tests)
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda d: d.update(titel="x"), "'titel'"),
+    (lambda d: d["test"][0].update(kind="junitt"), "unknown kind 'junitt'"),
+    (lambda d: d["test"][2].update(secs=3), "'secs'"),
+    (lambda d: d["test"][0].pop("method"), "lacks method"),
+    (lambda d: d.update(hints={"deadlok": 2}), "'deadlok'"),
+])
+def test_a_wrong_rubric_is_named_with_its_place(change, named):
+    data = rubric.data("buffer")
+    change(data)
+    with pytest.raises(LabError) as e:
+        rubric.parse(data, "labs/buffer/rubric.toml")
+    assert named in e.value.problem and "labs/buffer/rubric.toml" in e.value.problem
+    assert e.value.fix, "the error says how to fix it"
+
+
+def test_hidden_tests_are_hidden_in_results_json(tmp_path):
+    grader.grade("buffer", paths.GRADING / "tests" / "submissions" / "buffer" / "wrong_package", tmp_path)
+    tests = json.loads((tmp_path / "results.json").read_text())["tests"]
+    seen = {t["name"]: t["visibility"] for t in tests}
+    assert {v for n, v in seen.items() if n.startswith("hidden")} == {"after_published"}
+    assert {v for n, v in seen.items() if n.startswith("public")} == {"visible"}
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_each_labs_hints_exist_in_its_own_handout(lab):
+    r = grader.load_rubric(lab)
+    for topic, number in r.hints.items():
+        assert rubric.hint(lab, number), f"labs/{lab}/rubric.toml: [hints] {topic} = {number}, no such hint"
+
+
+def test_feedback_points_to_the_hint_of_the_lab_it_grades():
+    hang = {"verdict": "deadlock", "detail": "no progress for 500 ms and every thread is waiting", "trace": ""}
+    buffer, pht = grader.load_rubric("buffer"), grader.load_rubric("pht")
+    on_buffer, on_pht = feedback.explain(hang, buffer), feedback.explain(hang, pht)
+    assert rubric.hint("buffer", buffer.hints["deadlock"]) in on_buffer
+    assert rubric.hint("pht", pht.hints["deadlock"]) in on_pht
+    assert rubric.hint("buffer", buffer.hints["deadlock"]) not in on_pht
+    spin = feedback.explain({"verdict": "deadlock", "detail": "", "trace": "the following events repeat infinitely"},
+                            pht)
+    assert "spins" in spin and rubric.hint("pht", pht.hints["spin"]) in spin
+
+
+def test_every_lab_folder_has_its_shape_and_every_sample_folder_a_lab():
+    from handofflab import verify
+    samples = paths.GRADING / "tests" / "submissions"
+    marks = verify.sample_marks()
+    assert set(marks) == set(LABS), "expected.toml has one section per lab, and no other"
+    for lab in LABS:
+        folder = paths.LABS / lab
+        r = grader.load_rubric(lab)
+        assert (folder / "starter" / r.file).is_file(), f"labs/{lab}/starter/{r.file}"
+        assert "## Hints" in (folder / "README.md").read_text(), f"labs/{lab}/README.md has no hints"
+        assert rubric.hint(lab, 1), f"labs/{lab}/README.md: the hints are a numbered list"
+        assert "starter" in marks[lab], f"expected.toml: the marks of lab {lab}'s starter"
+        if r.kinds & {"junit"}:
+            assert (folder / "public").is_dir() and any((folder / "public").glob("*.java"))
+    on_disk = {p.name for p in samples.iterdir() if p.is_dir()}
+    assert on_disk <= set(LABS), f"sample folders without a lab: {on_disk - set(LABS)}"
+
+
+def test_the_book_draws_every_part_of_the_grader():
+    """The book's picture of the grader stays true: every module is on it, and no other."""
+    page = (paths.BOOK / "src" / "architecture.md").read_text()
+    package = paths.GRADING / "grader"
+    modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"} | {"kinds/"}
+    listed = set(re.findall(r"^\| `([\w/]+)` \|", page, re.M))
+    assert listed == modules
+    kinds = {p.stem for p in (package / "kinds").glob("*.py") if p.stem != "__init__"}
+    assert all(f"`{k}`" in page for k in kinds) and kinds == set(grader.kinds.KINDS)
