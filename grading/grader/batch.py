@@ -85,7 +85,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     writes out_dir/NAME/{results.json,report.md} and out_dir/gradebook.csv. A submission that
     breaks the grader itself is a row with its error, never the end of the batch."""
 
-    from handofflab.console import ok, progress, warn
+    from handofflab.console import progress, warn
 
     rubric = rubric_mod.load(lab)
     if sandbox.ISOLATION != "full" and not allow_weak_isolation:  # once, not as a row per student
@@ -121,7 +121,12 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
         for row in pool.map(one, subs):
             rows.append(row)
             bar.update(task, description=f"{row['submission']}: {row['score']} / {row['max_score']}", advance=1)
-    gradebook = out_dir / "gradebook.csv"
+    return _write_gradebook(out_dir / "gradebook.csv", rows, names, jobs, time.monotonic() - start)
+
+
+def _write_gradebook(gradebook: Path, rows: list[dict], names: list[str], jobs: int, seconds: float) -> Path:
+    from handofflab.console import ok, warn
+
     with gradebook.open("w", newline="") as f:
         w = csv.DictWriter(f, ["submission", "score", "max_score", *names, "seconds", "problem"])
         w.writeheader()
@@ -131,6 +136,6 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
         warn(f"{len(errors)} submission(s) could not be graded: see the problem column")
     secs = sorted(r["seconds"] for r in rows if r["seconds"] != "")
     if secs:
-        ok(f"{len(rows)} graded in {time.monotonic() - start:.0f} s ({jobs} at a time; per submission: median "
+        ok(f"{len(rows)} graded in {seconds:.0f} s ({jobs} at a time; per submission: median "
            f"{secs[len(secs) // 2]:.0f} s, worst {secs[-1]:.0f} s) — gradebook: {gradebook}")
     return gradebook

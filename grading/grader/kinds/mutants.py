@@ -28,13 +28,38 @@ def score(ctx: Context) -> None:
     against it (through the lab's `Subject`). A buggy one scores when the tests fail it (a
     kill) and only if they pass every correct one; a correct one scores when the tests pass
     it, and only if they kill at least one mutant."""
-    cat, tmp, jail = catalog.load(), ctx.tmp, ctx.jail
+    cat = catalog.load()
     tests = ctx.tests(KIND)
+    outcome = _run_suites(ctx, [spec.handoff for spec, _ in tests])
+    if any(state == "pending" for state, _ in outcome.values()):
+        why = "; ".join(detail for state, detail in outcome.values() if state == "pending")
+        for _, result in tests:  # every mark depends on every handoff's outcome
+            result.pending = True
+            result.output = f"Not graded: {why}. Your instructor will regrade."
+        return
+    correct = [n for n in outcome if cat.variant(n).correct]
+    every_correct_passes = all(outcome[n][0] == "passed" for n in correct)
+    some_bug_caught = any(not cat.variant(n).correct and outcome[n][0] == "failed" for n in outcome)
+    for spec, result in tests:
+        name = spec.handoff
+        state, detail = outcome[name]
+        variant = cat.variant(name)
+        right = state == ("passed" if variant.correct else "failed")
+        said = scoring.outcome(variant.correct, right, every_correct_passes, some_bug_caught)
+        if said in scoring.EARNED:
+            result.score = result.max_score
+        result.output = (f"Not graded: {detail}." if state == "none"
+                         else _SAID[said].format(name=name, bug=variant.bug, detail=detail))
+
+
+def _run_suites(ctx: Context, handoffs: list[str]) -> dict[str, tuple[str, str]]:
+    """The submitted suite against each handoff: (passed | failed | none | pending, detail)."""
+    tmp, jail = ctx.tmp, ctx.jail
     cp = f"{tmp / 'classes'}:{tmp / 'kit-classes'}:{javabuild.classpath('checks')}"
     outcome = {}
     # A fresh JVM, a fresh temporary folder and a secret order for every handoff: a suite that
     # counts its runs (to fail "the third one") has nothing to count with.
-    order = [spec.handoff for spec, _ in tests]
+    order = list(handoffs)
     secrets.SystemRandom().shuffle(order)
     for i, name in enumerate(order):
         # Each test has JUnit's own timeout (a hang is a failure within seconds), so a suite that
@@ -56,22 +81,4 @@ def score(ctx: Context) -> None:
             outcome[name] = ("none", "no test ran: annotate your test methods with @Test")
         else:
             outcome[name] = ("failed" if failures else "passed", "\n".join(failures)[:2000])
-    if any(state == "pending" for state, _ in outcome.values()):
-        why = "; ".join(detail for state, detail in outcome.values() if state == "pending")
-        for _, result in tests:  # every mark depends on every handoff's outcome
-            result.pending = True
-            result.output = f"Not graded: {why}. Your instructor will regrade."
-        return
-    correct = [n for n in outcome if cat.variant(n).correct]
-    every_correct_passes = all(outcome[n][0] == "passed" for n in correct)
-    some_bug_caught = any(not cat.variant(n).correct and outcome[n][0] == "failed" for n in outcome)
-    for spec, result in tests:
-        name = spec.handoff
-        state, detail = outcome[name]
-        variant = cat.variant(name)
-        right = state == ("passed" if variant.correct else "failed")
-        said = scoring.outcome(variant.correct, right, every_correct_passes, some_bug_caught)
-        if said in scoring.EARNED:
-            result.score = result.max_score
-        result.output = (f"Not graded: {detail}." if state == "none"
-                         else _SAID[said].format(name=name, bug=variant.bug, detail=detail))
+    return outcome
