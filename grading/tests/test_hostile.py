@@ -227,3 +227,32 @@ def test_a_symbolic_link_is_refused_in_a_folder_and_in_a_zip(tmp_path):
     (tmp_path / "z").mkdir()
     g, _, _ = grade(tmp_path / "z", z)
     assert g.score == 0 and "a symbolic link" in g.problem
+
+
+@full
+def test_handing_the_folder_to_a_grading_survives_files_that_come_and_go(tmp_path):
+    """While one run of a grading hands its folder to the grading's uid, a parallel run creates and
+    deletes files there (SANY's copies of the standard modules; a CI run beside two busy loops saw
+    the grader fail on one gone between listing and chown)."""
+    import threading
+    work = tmp_path / "work"
+    work.mkdir()
+    stop = threading.Event()
+
+    def churn():
+        i = 0
+        while not stop.is_set():
+            f = work / f"d{i % 7}" / f"f{i}.tla"
+            f.parent.mkdir(exist_ok=True)
+            f.write_text("x")
+            f.unlink()
+            i += 1
+    t = threading.Thread(target=churn)
+    t.start()
+    try:
+        for _ in range(300):
+            sandbox.prepare(work, sandbox.new_uid())
+    finally:
+        stop.set()
+        t.join()
+    assert work.stat().st_uid >= 200_000
