@@ -19,6 +19,8 @@ def hint(rubric: Rubric, topic: str) -> str:
     return f"\n\nHint {number} in the handout: {text}" if text else ""
 
 
+_THREW = ("Failed: your put or take threw an exception (named below) instead of handing over a connection. "
+          "A handoff's methods must wait, never give up.")
 # A failing verdict's start -> (what it tells the student, the hint topic). The first match wins.
 _VIOLATIONS = [
     ("violation:EventuallyTaken", "Failed: the threads keep running, yet no connection is handed over: a loop that "
@@ -30,8 +32,7 @@ _VIOLATIONS = [
      "cleared it. The interleaving below shows the two reads.", "duplicate"),
     ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "
      "connection, or a slot was overwritten before it was taken.", "loss"),
-    ("violation:Threw", _THREW := "Failed: your put or take threw an exception (named below) instead of handing "
-     "over a connection. A handoff's methods must wait, never give up.", ""),
+    ("violation:Threw", _THREW, ""),
     ("violation:Linearizable", "Failed: Lincheck found an interleaving whose results no sequential handoff can give "
      "— a worker got a connection nobody put, or one twice. Read the interleaving below from top to bottom.",
      "duplicate"),

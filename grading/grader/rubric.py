@@ -3,9 +3,9 @@ misspelt key or an unknown kind is named with its place instead of being ignored
 part of the grader reads a `Rubric`, never the TOML."""
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from handofflab import paths
 from handofflab.console import LabError
@@ -144,13 +144,8 @@ def _closed(table, allowed: set[str], what: str, fail) -> None:
 
 def hint(lab: str, number: int) -> str:
     """The text of hint `number` in the lab's handout, or "" if it has none."""
-    import re
-    handout = (paths.LABS / lab / "README.md")
+    handout = paths.LABS / lab / "README.md"
     text = handout.read_text() if handout.exists() else ""
     part = text.split("## Hints", 1)[1] if "## Hints" in text else ""
     m = re.search(rf"^{number}\. (.+?)(?=\n\d+\. |\n\n|\Z)", part, re.M | re.S)
     return " ".join(m.group(1).split()) if m else ""
-
-
-def handout_path(lab: str) -> Path:
-    return paths.LABS / lab / "README.md"
