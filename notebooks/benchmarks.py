@@ -248,7 +248,7 @@ done = jmh[jmh.status == "ok"]
 fig, ax = plt.subplots(figsize=(8, 4.5))
 for impl, g in done.groupby("impl"):
     style = "o-" if g.kind.iloc[0] == "kit" else "s:"
-    ax.plot(g.consumers, g.ratio_to_abq, style, label=impl)
+    ax.plot(g.workers, g.ratio_to_abq, style, label=impl)
 ax.axhline(1, color="k", lw=0.8)
 ax.set_yscale("log")
 ax.set_xlabel("workers (one acceptor)")
@@ -256,7 +256,7 @@ ax.set_ylabel("throughput / ArrayBlockingQueue's, same run")
 ax.set_title(f"Hand-off throughput relative to ArrayBlockingQueue ({jmh_origin.split(' (')[0]})")
 ax.legend(fontsize=8, ncol=2)
 plt.show()
-print(done.pivot(index="impl", columns="consumers", values="ratio_to_abq").to_string(float_format="%.2f"))
+print(done.pivot(index="impl", columns="workers", values="ratio_to_abq").to_string(float_format="%.2f"))
 
 # %% [markdown]
 # Read with the papers in mind: a bare handoff race on a few cores rewards the

@@ -18,9 +18,9 @@
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
-CONSTANTS Producers, Consumers, M, NConns, KeySpace, SplitSwap, Null
+CONSTANTS Acceptors, Workers, M, NConns, KeySpace, SplitSwap, Null
 
-ASSUME /\ Producers # {} /\ Consumers # {} /\ Producers \cap Consumers = {}
+ASSUME /\ Acceptors # {} /\ Workers # {} /\ Acceptors \cap Workers = {}
        /\ M \in Nat /\ M >= 2 /\ NConns \in Nat \ {0} /\ KeySpace \in Nat \ {0} /\ SplitSwap \in BOOLEAN
 
 Conns  == 1..NConns
@@ -41,7 +41,7 @@ variables
     taken = [v \in Values |-> 0];
 
 \* ANCHOR: acceptor
-fair process acceptor \in Producers
+fair process acceptor \in Acceptors
 variables conn = Null, tries = 0;   \* probes made for conn
 begin
 Accept:
@@ -62,7 +62,7 @@ end process;
 \* ANCHOR_END: acceptor
 
 \* ANCHOR: worker
-fair process worker \in Consumers
+fair process worker \in Workers
 variables got = Null, key = 0, looks = 0;   \* the start key; probes made
 begin
 Start:
@@ -98,21 +98,21 @@ VARIABLES slot, accepted, taken, pc, conn, tries, got, key, looks
 
 vars == << slot, accepted, taken, pc, conn, tries, got, key, looks >>
 
-ProcSet == (Producers) \cup (Consumers)
+ProcSet == (Acceptors) \cup (Workers)
 
 Init == (* Global variables *)
         /\ slot = [s \in Slots |-> Null]
         /\ accepted = 0
         /\ taken = [v \in Values |-> 0]
         (* Process acceptor *)
-        /\ conn = [self \in Producers |-> Null]
-        /\ tries = [self \in Producers |-> 0]
+        /\ conn = [self \in Acceptors |-> Null]
+        /\ tries = [self \in Acceptors |-> 0]
         (* Process worker *)
-        /\ got = [self \in Consumers |-> Null]
-        /\ key = [self \in Consumers |-> 0]
-        /\ looks = [self \in Consumers |-> 0]
-        /\ pc = [self \in ProcSet |-> CASE self \in Producers -> "Accept"
-                                        [] self \in Consumers -> "Start"]
+        /\ got = [self \in Workers |-> Null]
+        /\ key = [self \in Workers |-> 0]
+        /\ looks = [self \in Workers |-> 0]
+        /\ pc = [self \in ProcSet |-> CASE self \in Acceptors -> "Accept"
+                                        [] self \in Workers -> "Start"]
 
 Accept(self) == /\ pc[self] = "Accept"
                 /\ IF accepted < NConns
@@ -196,35 +196,35 @@ Empty(self) == /\ pc[self] = "Empty"
 worker(self) == Start(self) \/ Search(self) \/ Clear(self) \/ Found(self)
                    \/ Empty(self)
 
-Next == (\E self \in Producers: acceptor(self))
-           \/ (\E self \in Consumers: worker(self))
+Next == (\E self \in Acceptors: acceptor(self))
+           \/ (\E self \in Workers: worker(self))
 
 Spec == /\ Init /\ [][Next]_vars
-        /\ \A self \in Producers : WF_vars(acceptor(self))
-        /\ \A self \in Consumers : WF_vars(worker(self))
+        /\ \A self \in Acceptors : WF_vars(acceptor(self))
+        /\ \A self \in Workers : WF_vars(worker(self))
 
 \* END TRANSLATION
 
 -----------------------------------------------------------------------------
 TypeOK ==
     /\ slot \in [Slots -> Values] /\ accepted \in 0..NConns /\ taken \in [Values -> Nat]
-    /\ conn \in [Producers -> Values] /\ got \in [Consumers -> Values]
+    /\ conn \in [Acceptors -> Values] /\ got \in [Workers -> Values]
 
 NoDuplicate == \A i \in Conns : taken[i] <= 1
 NoInvented == \A v \in Values : taken[v] > 0 => v \in 1..accepted
 \* Never lost: with its acceptor, in a slot, in a worker's hand, or taken.
 NoLoss == \A i \in 1..accepted :
-             \/ \E p \in Producers : conn[p] = i
+             \/ \E p \in Acceptors : conn[p] = i
              \/ \E s \in Slots : slot[s] = i
-             \/ \E c \in Consumers : got[c] = i
+             \/ \E c \in Workers : got[c] = i
              \/ taken[i] > 0
 EventuallyTaken == \A i \in Conns : (accepted >= i) ~> (taken[i] > 0)
 
-AllServed == (\A p \in Producers : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
+AllServed == (\A p \in Acceptors : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
 Finished == AllServed /\ UNCHANGED vars
 ServerSpec == Init /\ [][Next \/ Finished]_vars
-              /\ \A p \in Producers : WF_vars(acceptor(p))
-              /\ \A c \in Consumers : WF_vars(worker(c))
+              /\ \A p \in Acceptors : WF_vars(acceptor(p))
+              /\ \A c \in Workers : WF_vars(worker(c))
 
 HandoffSpec == INSTANCE Handoff
 Refines == HandoffSpec!Spec

@@ -18,15 +18,15 @@
 EXTENDS Integers, FiniteSets
 
 CONSTANTS
-    Producers,      \* acceptor threads (model values)
-    Consumers,      \* worker threads (model values)
+    Acceptors,      \* acceptor threads (model values)
+    Workers,      \* worker threads (model values)
     Capacity,       \* slots in the ring
     NConns,         \* connections accepted in one run: ids 1..NConns
     NotifyAll,      \* TRUE: notifyAll(), FALSE: notify()
     RecheckInLoop,  \* TRUE: while (cond) wait();  FALSE: if (cond) wait();
     Null            \* an empty slot / no thread / no connection
 
-ASSUME /\ Producers # {} /\ Consumers # {} /\ Producers \cap Consumers = {}
+ASSUME /\ Acceptors # {} /\ Workers # {} /\ Acceptors \cap Workers = {}
        /\ Capacity \in Nat \ {0} /\ NConns \in Nat \ {0}
        /\ NotifyAll \in BOOLEAN /\ RecheckInLoop \in BOOLEAN
 
@@ -61,7 +61,7 @@ macro Wait() begin
 end macro;
 
 \* ANCHOR: put
-fair process acceptor \in Producers
+fair process acceptor \in Acceptors
 variables conn = Null;   \* the connection this acceptor is handing off
 begin
 Accept:
@@ -84,7 +84,7 @@ end process;
 \* ANCHOR_END: put
 
 \* ANCHOR: take
-fair process worker \in Consumers
+fair process worker \in Workers
 variables got = Null;    \* the connection this worker took last
 begin
 EnterTake:
@@ -112,7 +112,7 @@ VARIABLES items, putAt, takeAt, count, lock, waitSet, accepted, taken, pc,
 vars == << items, putAt, takeAt, count, lock, waitSet, accepted, taken, pc, 
            conn, got >>
 
-ProcSet == (Producers) \cup (Consumers)
+ProcSet == (Acceptors) \cup (Workers)
 
 Init == (* Global variables *)
         /\ items = [s \in Slots |-> Null]
@@ -124,11 +124,11 @@ Init == (* Global variables *)
         /\ accepted = 0
         /\ taken = [v \in Values |-> 0]
         (* Process acceptor *)
-        /\ conn = [self \in Producers |-> Null]
+        /\ conn = [self \in Acceptors |-> Null]
         (* Process worker *)
-        /\ got = [self \in Consumers |-> Null]
-        /\ pc = [self \in ProcSet |-> CASE self \in Producers -> "Accept"
-                                        [] self \in Consumers -> "EnterTake"]
+        /\ got = [self \in Workers |-> Null]
+        /\ pc = [self \in ProcSet |-> CASE self \in Acceptors -> "Accept"
+                                        [] self \in Workers -> "EnterTake"]
 
 Accept(self) == /\ pc[self] = "Accept"
                 /\ IF accepted < NConns
@@ -231,12 +231,12 @@ Take(self) == /\ pc[self] = "Take"
 worker(self) == EnterTake(self) \/ CheckEmpty(self) \/ WakeTake(self)
                    \/ Take(self)
 
-Next == (\E self \in Producers: acceptor(self))
-           \/ (\E self \in Consumers: worker(self))
+Next == (\E self \in Acceptors: acceptor(self))
+           \/ (\E self \in Workers: worker(self))
 
 Spec == /\ Init /\ [][Next]_vars
-        /\ \A self \in Producers : WF_vars(acceptor(self))
-        /\ \A self \in Consumers : WF_vars(worker(self))
+        /\ \A self \in Acceptors : WF_vars(acceptor(self))
+        /\ \A self \in Workers : WF_vars(worker(self))
 
 \* END TRANSLATION
 
@@ -245,13 +245,13 @@ Spec == /\ Init /\ [][Next]_vars
 
 TypeOK ==
     /\ items \in [Slots -> Values] /\ putAt \in Slots /\ takeAt \in Slots
-    /\ count \in -Cardinality(Consumers)..(Capacity + Cardinality(Producers))
+    /\ count \in -Cardinality(Workers)..(Capacity + Cardinality(Acceptors))
     /\ lock \in ProcSet \cup {Null} /\ waitSet \subseteq ProcSet
     /\ accepted \in 0..NConns /\ taken \in [Values -> Nat]
-    /\ conn \in [Producers -> Values] /\ got \in [Consumers -> Values]
+    /\ conn \in [Acceptors -> Values] /\ got \in [Workers -> Values]
 
 \* ANCHOR: properties
-Held(i) == \E p \in Producers : conn[p] = i
+Held(i) == \E p \in Acceptors : conn[p] = i
 Buffered(i) == \E s \in Slots : items[s] = i
 \* Never duplicated: no connection is handed to two workers (or twice).
 NoDuplicate == \A i \in Conns : taken[i] <= 1
@@ -268,15 +268,15 @@ EventuallyTaken == \A i \in Conns : (accepted >= i) ~> (taken[i] > 0)
 
 \* Every connection was served and every acceptor stopped: the workers idle in
 \* wait() for ever, which is a server at rest, not a deadlock.
-AllServed == (\A p \in Producers : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
+AllServed == (\A p \in Acceptors : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
 Finished == AllServed /\ UNCHANGED vars
 
 \* The spec TLC checks: the translation's, with the server at rest allowed to stay
 \* so.  `fair process` gives each thread weak fairness: a thread that can run is
 \* not stalled for ever, which is what a Java scheduler gives.
 ServerSpec == Init /\ [][Next \/ Finished]_vars
-              /\ \A p \in Producers : WF_vars(acceptor(p))
-              /\ \A c \in Consumers : WF_vars(worker(c))
+              /\ \A p \in Acceptors : WF_vars(acceptor(p))
+              /\ \A c \in Workers : WF_vars(worker(c))
 
 \* ANCHOR: refines
 \* Refinement: every behaviour of this design is a behaviour of the abstract Handoff.

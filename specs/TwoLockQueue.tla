@@ -14,9 +14,9 @@
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
 
-CONSTANTS Producers, Consumers, NConns, WithDummy, Null
+CONSTANTS Acceptors, Workers, NConns, WithDummy, Null
 
-ASSUME /\ Producers # {} /\ Consumers # {} /\ Producers \cap Consumers = {}
+ASSUME /\ Acceptors # {} /\ Workers # {} /\ Acceptors \cap Workers = {}
        /\ NConns \in Nat \ {0} /\ WithDummy \in BOOLEAN
 
 Conns  == 1..NConns
@@ -39,7 +39,7 @@ define
 end define;
 
 \* ANCHOR: acceptor
-fair process acceptor \in Producers
+fair process acceptor \in Acceptors
 variables conn = Null;
 begin
 Accept:
@@ -60,7 +60,7 @@ end process;
 \* ANCHOR_END: acceptor
 
 \* ANCHOR: worker
-fair process worker \in Consumers
+fair process worker \in Workers
 variables got = Null;
 begin
 LockHead:
@@ -99,7 +99,7 @@ VARIABLES conn, got
 vars == << next, head, tail, headLock, tailLock, accepted, taken, pc, conn, 
            got >>
 
-ProcSet == (Producers) \cup (Consumers)
+ProcSet == (Acceptors) \cup (Workers)
 
 Init == (* Global variables *)
         /\ next = [n \in Nodes |-> Null]
@@ -110,11 +110,11 @@ Init == (* Global variables *)
         /\ accepted = 0
         /\ taken = [v \in Values |-> 0]
         (* Process acceptor *)
-        /\ conn = [self \in Producers |-> Null]
+        /\ conn = [self \in Acceptors |-> Null]
         (* Process worker *)
-        /\ got = [self \in Consumers |-> Null]
-        /\ pc = [self \in ProcSet |-> CASE self \in Producers -> "Accept"
-                                        [] self \in Consumers -> "LockHead"]
+        /\ got = [self \in Workers |-> Null]
+        /\ pc = [self \in ProcSet |-> CASE self \in Acceptors -> "Accept"
+                                        [] self \in Workers -> "LockHead"]
 
 Accept(self) == /\ pc[self] = "Accept"
                 /\ IF accepted < NConns
@@ -198,19 +198,19 @@ Unlock(self) == /\ pc[self] = "Unlock"
 worker(self) == LockHead(self) \/ CheckEmpty(self) \/ Dequeue(self)
                    \/ Unlink(self) \/ Unlock(self)
 
-Next == (\E self \in Producers: acceptor(self))
-           \/ (\E self \in Consumers: worker(self))
+Next == (\E self \in Acceptors: acceptor(self))
+           \/ (\E self \in Workers: worker(self))
 
 Spec == /\ Init /\ [][Next]_vars
-        /\ \A self \in Producers : WF_vars(acceptor(self))
-        /\ \A self \in Consumers : WF_vars(worker(self))
+        /\ \A self \in Acceptors : WF_vars(acceptor(self))
+        /\ \A self \in Workers : WF_vars(worker(self))
 
 \* END TRANSLATION
 
 -----------------------------------------------------------------------------
 TypeOK ==
     /\ next \in [Nodes -> Nodes \cup {Null}] /\ head \in Nodes \cup {Null} /\ tail \in Nodes \cup {Null}
-    /\ headLock \in Consumers \cup {Null} /\ tailLock \in Producers \cup {Null}
+    /\ headLock \in Workers \cup {Null} /\ tailLock \in Acceptors \cup {Null}
     /\ accepted \in 0..NConns /\ taken \in [Values -> Nat]
 
 RECURSIVE Chain(_, _)
@@ -221,14 +221,14 @@ Queued == Chain(First, NConns + 1)
 NoDuplicate == \A i \in Conns : taken[i] <= 1
 NoInvented == \A v \in Values : taken[v] > 0 => v \in 1..accepted
 \* Never lost: with its acceptor, reachable in the queue, or taken.
-NoLoss == \A i \in 1..accepted : (\E p \in Producers : conn[p] = i) \/ i \in Queued \/ taken[i] > 0
+NoLoss == \A i \in 1..accepted : (\E p \in Acceptors : conn[p] = i) \/ i \in Queued \/ taken[i] > 0
 EventuallyTaken == \A i \in Conns : (accepted >= i) ~> (taken[i] > 0)
 
-AllServed == (\A p \in Producers : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
+AllServed == (\A p \in Acceptors : pc[p] = "Done") /\ \A i \in Conns : taken[i] > 0
 Finished == AllServed /\ UNCHANGED vars
 ServerSpec == Init /\ [][Next \/ Finished]_vars
-              /\ \A p \in Producers : WF_vars(acceptor(p))
-              /\ \A c \in Consumers : WF_vars(worker(c))
+              /\ \A p \in Acceptors : WF_vars(acceptor(p))
+              /\ \A c \in Workers : WF_vars(worker(c))
 
 HandoffSpec == INSTANCE Handoff
 Refines == HandoffSpec!Spec

@@ -31,8 +31,6 @@ class Plan:
 QUICK = Plan(t_rs=(10,), reps=5, sweep_workers=(10, 30, 50, 70), sweep_slots=(11, 101), iterative_requests=1)
 FULL = Plan(t_rs=(25, 50), reps=5, sweep_workers=(10, 30, 40, 50, 60, 70, 80), sweep_slots=(11, 31, 101),
             iterative_requests=REQUESTS)
-SWEEP_DESIGNS = ("SharedBuffer", "TwoLockQueue", "ParallelHashTable")
-SLOT_DESIGNS = ("SharedBuffer", "ParallelHashTable")
 
 
 def points(plan: Plan, designs: list[str], cat: catalog.Catalog) -> list[str]:
@@ -43,9 +41,10 @@ def points(plan: Plan, designs: list[str], cat: catalog.Catalog) -> list[str]:
             workers, slots = cat.server(name).paper_settings
             extra = f":{plan.iterative_requests}" if name == "Iterative" else ""
             out.append(f"{name}:{tr}:{workers}:{slots}{extra}")
-        for name in (d for d in SWEEP_DESIGNS if d in designs):  # Table 2 / Fig. 5: the worker sweep
+        sweeps = {kind: [d for d in designs if kind in cat.server(d).sweeps] for kind in ("workers", "slots")}
+        for name in sweeps["workers"]:  # Table 2 / Fig. 5: the worker sweep
             out += [f"{name}:{tr}:{w}:101" for w in plan.sweep_workers if f"{name}:{tr}:{w}:101" not in out]
-        for name in (d for d in SLOT_DESIGNS if d in designs):  # Fig. 4 and smaller tables
+        for name in sweeps["slots"]:  # Fig. 4 and smaller tables
             out += [f"{name}:{tr}:50:{m}" for m in plan.sweep_slots if f"{name}:{tr}:50:{m}" not in out]
     return out
 
@@ -156,7 +155,8 @@ def save(fig, path: Path) -> None:
 
 def plot(summary, cat) -> None:
     plt = pyplot()
-    sweep = summary[(summary["slots"] == 101) & summary["design"].isin(SWEEP_DESIGNS)]
+    sweeps = [n for n, s in cat.servers.items() if "workers" in s.sweeps]
+    sweep = summary[(summary["slots"] == 101) & summary["design"].isin(sweeps)]
     t_rs = sorted(summary["t_r_ms"].unique())
     fig, axes = plt.subplots(1, len(t_rs), figsize=(6.5 * len(t_rs), 4.5), squeeze=False)
     for ax, tr in zip(axes[0], t_rs):

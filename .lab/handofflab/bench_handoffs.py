@@ -24,15 +24,15 @@ JCTOOLS = ("SpmcArrayQueue", "MpmcArrayQueue")
 
 @dataclass(frozen=True)
 class Plan:
-    consumers: tuple[int, ...]
+    workers: tuple[int, ...]
     forks: int
     warmups: int
     iterations: int
     seconds: int  # per warm-up and measured iteration
 
 
-QUICK = Plan(consumers=(1, 2, 4), forks=1, warmups=1, iterations=3, seconds=1)
-FULL = Plan(consumers=(), forks=2, warmups=3, iterations=5, seconds=2)  # consumers: full_consumers(), per machine
+QUICK = Plan(workers=(1, 2, 4), forks=1, warmups=1, iterations=3, seconds=1)
+FULL = Plan(workers=(), forks=2, warmups=3, iterations=5, seconds=2)  # workers: full_workers(), per machine
 
 
 HANDOFF_SRC = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
@@ -52,7 +52,7 @@ def buggy_handoffs(cat: catalog.Catalog) -> dict[str, str]:
             if not v.correct and v.java and (HANDOFF_SRC / f"{v.java}.java").exists()}
 
 
-def full_consumers() -> tuple[int, ...]:
+def full_workers() -> tuple[int, ...]:
     """1, 2, 4, ... up to the machine's cores (the acceptor is one more thread)."""
     cores, out, n = os.cpu_count() or 2, [], 1
     while n <= max(8, cores):
@@ -61,7 +61,7 @@ def full_consumers() -> tuple[int, ...]:
     return tuple(out)
 
 
-def run(mode: str = "quick", impls: list[str] | None = None, consumers: list[int] | None = None) -> Path:
+def run(mode: str = "quick", impls: list[str] | None = None, workers: list[int] | None = None) -> Path:
     cat = catalog.load()
     kit = kit_handoffs(cat)
     buggy = buggy_handoffs(cat)
@@ -73,20 +73,23 @@ def run(mode: str = "quick", impls: list[str] | None = None, consumers: list[int
         if name not in known and name not in buggy:
             raise LabError(f"unknown handoff or queue '{name}'", f"choose from: {', '.join(known)} (or the catalog's names: {', '.join(by_concept)}; "
                                                                  f"or a buggy variant: {', '.join(buggy)})")
-    plan = QUICK if mode == "quick" else replace(FULL, consumers=full_consumers())
-    ns = tuple(consumers) if consumers else plan.consumers
+    plan = QUICK if mode == "quick" else replace(FULL, workers=full_workers())
+    ns = tuple(workers) if workers else plan.workers
     if any(n < 1 for n in ns):
-        raise LabError(f"--consumers must all be at least 1, got {','.join(map(str, ns))}",
-                       "the acceptor needs a worker to hand to: e.g. --consumers 1,2,4")
+        raise LabError(f"--workers must all be at least 1, got {','.join(map(str, ns))}",
+                       "the acceptor needs a worker to hand to: e.g. --workers 1,2,4")
     OUT.mkdir(parents=True, exist_ok=True)
     result, log = OUT / "jmh.json", OUT / "jmh.log"
     result.unlink(missing_ok=True)
     points = len(chosen) * len(ns)
-    heading(f"bench handoffs --{mode}: {len(chosen)} handoffs x consumers {','.join(map(str, ns))} = {points} points; "
+    heading(f"bench handoffs --{mode}: {len(chosen)} handoffs x workers {','.join(map(str, ns))} = {points} points; "
             f"{plan.forks} fork(s) x {plan.iterations} x {plan.seconds} s measured each, after "
             f"{plan.warmups} x {plan.seconds} s warm-up")
+    # How each kit class is sized (slots, or a channel per worker) is the catalog's word, not Java's.
+    sized_by = ",".join(f"{v.java}={v.profile.sized_by}" for v in cat.variants.values() if v.java)
     cmd = [toolchain.server_java(), "-cp", javabuild.classpath("benchmarks"), "org.openjdk.jmh.Main", BENCHMARK,
-           "-p", f"impl={','.join(chosen)}", "-p", f"consumers={','.join(map(str, ns))}",
+           "-p", f"impl={','.join(chosen)}", "-p", f"workers={','.join(map(str, ns))}",
+           "-jvmArgsAppend", f"-Dhandofflab.sized_by={sized_by}",
            "-f", str(plan.forks), "-wi", str(plan.warmups), "-w", f"{plan.seconds}s",
            "-i", str(plan.iterations), "-r", f"{plan.seconds}s", "-to", "60s",
            "-rf", "json", "-rff", str(result)]
@@ -102,14 +105,15 @@ def run(mode: str = "quick", impls: list[str] | None = None, consumers: list[int
 
 def _run_jmh(cmd: list[str], log: Path) -> list[str]:
     """Runs JMH, showing one line per point (its progress and result) and keeping all it says in
-    `log`. Returns the points that failed, as 'impl:consumers'."""
+    `log`. Returns the points that failed, as 'impl:workers'."""
     failed, params, progress = [], None, ""
     with log.open("w") as keep:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         for line in proc.stdout:
             keep.write(line)
-            if m := re.match(r"# Parameters: \(consumers = (\d+), impl = (\w+)\)", line):
-                params = f"{m[2]}:{m[1]}"
+            if line.startswith("# Parameters: ("):  # JMH lists them in its own order
+                p = dict(re.findall(r"(\w+) = (\w+)", line))
+                params = f"{p.get('impl')}:{p.get('workers')}"
             elif m := re.match(r"# Run progress: ([\d.]+)% complete, ETA (\S+)", line):
                 progress = f"{float(m[1]):5.1f}% done, ETA {m[2]}"
             elif re.match(r"\s+[\d.]+ ±?\(?", line) and params and "ops/us" in line:
@@ -130,13 +134,13 @@ def _rows(result: Path, kit: dict[str, str], chosen: list[str], ns: tuple[int, .
     if result.exists():
         for b in json.loads(result.read_text()):
             p, m = b["params"], b["primaryMetric"]
-            measured[(p["impl"], int(p["consumers"]))] = m
+            measured[(p["impl"], int(p["workers"]))] = m
     rows = []
     for impl in chosen:
         for n in ns:
             m = measured.get((impl, n))
             kind = "JDK" if impl in JDK else "JCTools" if impl in JCTOOLS else "kit" if impl in kit else "buggy"
-            row = {"impl": impl, "kind": kind, "handoff": kit.get(impl, ""), "consumers": n,
+            row = {"impl": impl, "kind": kind, "handoff": kit.get(impl, ""), "workers": n,
                    "status": "ok" if m else "failed", "items_per_us": None, "error_99": None,
                    "samples": None}
             if m:
@@ -152,12 +156,12 @@ def summarize(rows: list[dict], partial: bool = False):
     import pandas as pd
 
     df = pd.DataFrame(rows)
-    base = df[df["impl"] == BASELINE].set_index("consumers")["items_per_us"]
-    df["ratio_to_abq"] = df.apply(lambda r: r["items_per_us"] / base.get(r["consumers"])
-                                  if pd.notna(r["items_per_us"]) and pd.notna(base.get(r["consumers"])) else None, axis=1)
+    base = df[df["impl"] == BASELINE].set_index("workers")["items_per_us"]
+    df["ratio_to_abq"] = df.apply(lambda r: r["items_per_us"] / base.get(r["workers"])
+                                  if pd.notna(r["items_per_us"]) and pd.notna(base.get(r["workers"])) else None, axis=1)
     df["partial"] = partial
     df.to_csv(OUT / "results.csv", index=False)
-    ns = sorted(int(n) for n in df["consumers"].unique())
+    ns = sorted(int(n) for n in df["workers"].unique())
     lines = [f"Items handed over per µs (JMH throughput; min–max of the measured iterations), and in brackets "
              f"the ratio to {BASELINE} at the same number of workers, measured in the same run. "
              f"{os.cpu_count()} cores.", "",
@@ -166,7 +170,7 @@ def summarize(rows: list[dict], partial: bool = False):
     for impl, d in df.groupby("impl", sort=False):
         cells = []
         for n in ns:
-            r = d[d["consumers"] == n].iloc[0]
+            r = d[d["workers"] == n].iloc[0]
             cells.append("failed" if r["status"] != "ok" else
                          f"{r['items_per_us']:.3g} ({r['min']:.3g}–{r['max']:.3g}) [×{r['ratio_to_abq']:.2f}]"
                          if pd.notna(r["ratio_to_abq"]) else f"{r['items_per_us']:.3g}")
@@ -185,17 +189,17 @@ def plot(df) -> None:
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
     for impl, d in df[df["status"] == "ok"].groupby("impl", sort=False):
-        d = d.sort_values("consumers")
+        d = d.sort_values("workers")
         style = {"kit": "-", "JDK": "--", "JCTools": ":", "buggy": "-."}[d["kind"].iloc[0]]
         label = d["handoff"].iloc[0] or impl
-        axes[0].plot(d["consumers"], d["items_per_us"], style, marker="o", label=label)
-        axes[1].plot(d["consumers"], d["ratio_to_abq"], style, marker="o", label=label)
+        axes[0].plot(d["workers"], d["items_per_us"], style, marker="o", label=label)
+        axes[1].plot(d["workers"], d["ratio_to_abq"], style, marker="o", label=label)
     axes[0].set_yscale("log")
     axes[0].set_ylabel("items handed over per µs (log)")
     axes[1].set_yscale("log")
     axes[1].axhline(1.0, color="black", linewidth=0.8)
     axes[1].set_ylabel(f"ratio to {BASELINE}, same run (log)")
-    ns = sorted(int(n) for n in df["consumers"].unique())
+    ns = sorted(int(n) for n in df["workers"].unique())
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.set_xticks(ns, [str(n) for n in ns])

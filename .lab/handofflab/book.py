@@ -17,25 +17,26 @@ from handofflab import javacheck, notebooks, paths, specs, toolchain
 from handofflab.console import LabError, ok, step
 
 BUILD = paths.BOOK / "build"
-# The TLC counterexamples the chapters include (book/src/*.md: generated/specs/NAME.md).
-SPEC_TRACES = ("NotifyBuffer", "IfBuffer", "NoDummyQueue", "TwoProducerPht", "SplitSwapPht", "NonPrimePht",
-               "MailboxNoBusy", "MailboxEarlyFree")
-# The Java checkers' counterexamples the chapters include (generated/java/NAME.md).
-JAVA_TRACES = ("NotifyBuffer.stress.md", "IfBuffer.lincheck.md", "NoDummyQueue.lincheck.md",
-               "TwoProducerPht.lincheck.md", "SplitSwapPht.lincheck.md", "MailboxNoBusy.stress.md")
 KATEX_DIR = paths.BOOK / "src" / "katex"
 # Counterexamples of checkers CI cannot run (JPF is in no registry), kept from real runs as
 # swimlane JSON; rendered into generated/recorded/ like the fresh ones.
 RECORDED = paths.BOOK / "recorded"
 
 
+def included(kind: str) -> list[str]:
+    """The generated files of `kind` (specs | java) that the chapters include: read from the
+    chapters themselves, so no list here restates the catalog or the book."""
+    found = re.findall(rf"{{{{#include generated/{kind}/([\w.]+)}}}}",
+                       "\n".join(p.read_text() for p in sorted((paths.BOOK / "src").glob("*.md"))))
+    return list(dict.fromkeys(found))
+
+
 def generate(refresh: bool = False) -> None:
     """Copy the counterexamples and executed notebooks the chapters include,
     running the checkers and notebooks first if their results are missing."""
-    wanted_specs = ["summary.md"] + [f"{v}.md" for v in SPEC_TRACES]
-    if refresh or not all((specs.OUT / f).exists() for f in wanted_specs):
+    if refresh or not all((specs.OUT / f).exists() for f in included("specs")):
         specs.check(show_traces=False)
-    if refresh or not all((javacheck.OUT / f).exists() for f in JAVA_TRACES):
+    if refresh or not all((javacheck.OUT / f).exists() for f in included("java")):
         javacheck.check(show_traces=False)
     if refresh or not all((notebooks.RENDERED / f"{s.stem}.md").exists() for s in notebooks.sources()):
         notebooks.run_all()
@@ -69,7 +70,8 @@ def compile_book(book: Path) -> Path:
     a logged error to mdBook), then on any broken local link."""
     env = {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{os.environ['PATH']}"}
     with step("Building the book with mdBook"):
-        proc = subprocess.run([str(toolchain.mdbook()), "build", str(book)], capture_output=True, text=True, env=env)
+        proc = toolchain.run([str(toolchain.mdbook()), "build", str(book)], "mdbook build",
+                             "`./lab doctor` checks mdBook", env=env, timeout=600, check=False)
     log = proc.stdout + proc.stderr
     # mdbook-katex 0.10.0 was built against mdbook 0.5.3 and says so on every run; that one line is benign.
     problems = [line for line in log.splitlines() if re.search(r"\b(ERROR|WARN)\b", line)
@@ -174,9 +176,10 @@ def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
             flags = [str(chrome), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
                      f"--user-data-dir={profile}", "--hide-scrollbars", "--virtual-time-budget=3000"]
-            subprocess.run([*flags, "--window-size=1100,1500", f"--screenshot={png}", url],
-                           capture_output=True, timeout=120)
-            dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+            fix = "`./lab doctor` checks Chromium"
+            toolchain.run([*flags, "--window-size=1100,1500", f"--screenshot={png}", url], "chromium", fix,
+                          timeout=120, check=False)
+            dom = toolchain.run([*flags, "--dump-dom", url], "chromium", fix, timeout=120, check=False).stdout
         problems = [] if png.exists() and png.stat().st_size > 20_000 else ["no screenshot, or a blank one"]
         if "math" in wants and 'class="katex"' not in dom:
             problems.append("no rendered math (KaTeX)")

@@ -2,6 +2,7 @@
 each checker must report for it.  The only place those facts live."""
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +11,47 @@ from handofflab import paths
 from handofflab.console import LabError
 
 CHECKERS = ("tlc", "lincheck", "stress", "jpf")
+VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
+THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
+
+
+SIZED_BY = ("slots", "workers", "nothing")
+
+
+@dataclass(frozen=True)
+class CheckProfile:
+    """How the Java checkers build and drive a handoff (the catalog's [handoff.check]); it
+    reaches Java as one `--profile` argument, so Java holds no list of the kit's classes."""
+    size: int
+    sized_by: str
+    bounded: bool
+    acceptors: int
+    stress_sizes: tuple[int, ...]
+    same_slot_takes: bool = False
+    jpf_acceptors: int = 1
+
+    @classmethod
+    def of(cls, table: dict, where: str) -> CheckProfile:
+        keys = {"size", "sized_by", "bounded", "acceptors", "stress_sizes", "same_slot_takes", "jpf_acceptors"}
+        unknown = set(table) - keys
+        missing = {"size", "sized_by", "bounded", "acceptors"} - set(table)
+        if unknown or missing:
+            raise LabError(f"{where}: check profile has unknown keys {sorted(unknown)} or lacks {sorted(missing)}",
+                           f"the keys are {sorted(keys)}")
+        if table["sized_by"] not in SIZED_BY or table["size"] < 1 or table["acceptors"] not in (1, 2):
+            raise LabError(f"{where}: check profile {table} is out of range",
+                           f"sized_by is one of {SIZED_BY}, size at least 1, acceptors 1 or 2")
+        return cls(table["size"], table["sized_by"], table["bounded"], table["acceptors"],
+                   tuple(table.get("stress_sizes", [table["size"]])), table.get("same_slot_takes", False),
+                   table.get("jpf_acceptors", 1))
+
+    def arg(self) -> str:
+        """The `--profile` argument of handofflab.checks.Main (CheckProfile.parse in Java)."""
+        low = lambda b: str(b).lower()  # noqa: E731
+        return (f"size={self.size};sized_by={self.sized_by};bounded={low(self.bounded)};acceptors={self.acceptors};"
+                f"stress_sizes={'/'.join(map(str, self.stress_sizes))};same_slot_takes={low(self.same_slot_takes)};"
+                f"jpf_acceptors={self.jpf_acceptors}")
 
 
 @dataclass(frozen=True)
@@ -21,6 +62,7 @@ class Handoff:
     java: str
     summary: str
     stress_seconds: float = 0.0  # at least this long per stress run, where a design's races are rare
+    check: dict = field(default_factory=dict, hash=False)  # [handoff.check], raw: variants override keys
 
 
 @dataclass(frozen=True)
@@ -33,6 +75,12 @@ class Variant:
     tier: str
     expect: dict = field(hash=False)
     why: dict = field(hash=False)
+    check: dict = field(default_factory=dict, hash=False)  # overrides of its handoff's [handoff.check]
+
+    @property
+    def profile(self) -> CheckProfile:
+        """How the Java checkers build and drive this variant's class."""
+        return CheckProfile.of({**self.handoff.check, **self.check}, f"variant '{self.name}'")
 
     @property
     def correct(self) -> bool:
@@ -60,6 +108,15 @@ class Server:
     paper_workers: int | None
     paper_slots: int | None
     table1: dict[int, int]  # t_r in ms -> the paper's time to serve 2800 requests, in ms
+    threads: str = "pool"   # one | per-connection | pool
+    sweeps: tuple[str, ...] = ()  # what `./lab bench servers` varies: workers, slots
+
+    def java_entry(self) -> str:
+        """This design in -Dhandofflab.designs (Designs.java): NAME/CLASS/THREADS[/HANDOFF/SIZED_BY]."""
+        parts = [self.name, self.java, self.threads]
+        if self.handoff and self.handoff.check:  # a kit handoff class carries its connections
+            parts += [self.handoff.java, self.handoff.check["sized_by"]]
+        return "/".join(parts)
 
     @property
     def paper_settings(self) -> tuple[int, int]:
@@ -83,6 +140,10 @@ class Catalog:
     variants: dict[str, Variant]
     servers: dict[str, Server] = field(default_factory=dict)
     paper_sweeps: list[PaperSweep] = field(default_factory=list)
+
+    def design_table(self) -> str:
+        """Every server design as Java reads it (-Dhandofflab.designs): Java keeps no list of them."""
+        return ",".join(s.java_entry() for s in self.servers.values())
 
     def server(self, name: str) -> Server:
         if name not in self.servers:
@@ -118,7 +179,7 @@ def load(path: Path = paths.CATALOG) -> Catalog:
     handoffs = {}
     for h in data.get("handoff", []):
         handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
-                                     float(h.get("stress_seconds", 0)))
+                                     float(h.get("stress_seconds", 0)), dict(h.get("check", {})))
     variants = {}
     for v in data.get("variant", []):
         where = f"{path.name}: variant '{v.get('name', '?')}'"
@@ -130,12 +191,19 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         unknown = set(expect) - set(CHECKERS) - {"states"}
         if unknown:
             raise LabError(f"{where} expects results from unknown checkers {sorted(unknown)}", f"checkers are {CHECKERS}")
+        for checker, verdict in expect.items():  # one vocabulary for TLC and the Java checkers
+            if checker != "states" and not VERDICT.fullmatch(str(verdict)):
+                raise LabError(f"{where}: {checker} = '{verdict}' is no verdict",
+                               "verdicts are pass, deadlock and violation:PROPERTY (e.g. violation:NoLoss)")
         if v["name"] in variants:
             raise LabError(f"{where} appears twice", "give each variant one entry")
         variants[v["name"]] = Variant(
             name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
             bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
+            check=dict(v.get("check", {})),
         )
+        if v.get("java"):
+            variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
         if not variants[v["name"]].correct:
             for checker, verdict in expect.items():
                 if verdict == "pass" and checker not in v.get("why", {}):
@@ -150,7 +218,12 @@ def load(path: Path = paths.CATALOG) -> Catalog:
             name=sv["name"], java=sv["java"], handoff=handoffs.get(sv.get("handoff", "")), summary=sv.get("summary", ""),
             paper_workers=sv.get("paper_workers"), paper_slots=sv.get("paper_slots"),
             table1={t: sv[f"table1_{t}"] for t in (250, 500) if f"table1_{t}" in sv},
+            threads=sv.get("threads", ""), sweeps=tuple(sv.get("sweeps", ())),
         )
+        if set(servers[sv["name"]].sweeps) - {"workers", "slots"}:
+            raise LabError(f"{where} has sweeps = {sv['sweeps']}", "sweeps are \"workers\" and \"slots\"")
+        if servers[sv["name"]].threads not in THREADS:
+            raise LabError(f"{where} has threads = '{sv.get('threads')}'", f"use one of {THREADS}")
     sweeps = []
     for sw in data.get("paper_sweep", []):
         if sw.get("design") not in servers or len(sw.get("workers", [])) != len(sw.get("ms", [])):

@@ -213,16 +213,16 @@ def bench_servers(mode, designs, reps):
 @click.option("--quick", "mode", flag_value="quick", default=True, help="1, 2 and 4 workers, 1 fork, 3 x 1 s (default)")
 @click.option("--full", "mode", flag_value="full", help="1..max(8, cores) workers, 2 forks, 5 x 2 s")
 @click.option("--impl", "impls", multiple=True, help="only these (repeatable); ArrayBlockingQueue always runs")
-@click.option("--consumers", help="worker counts, e.g. 1,2,4,8 (default: the mode's)")
-def bench_handoffs(mode, impls, consumers):
+@click.option("--workers", help="worker counts, e.g. 1,2,4,8 (default: the mode's)")
+def bench_handoffs(mode, impls, workers):
     """JMH: each kit handoff against ArrayBlockingQueue, LinkedBlockingQueue, LinkedTransferQueue,
     SynchronousQueue and JCTools' Spmc/MpmcArrayQueue; one acceptor, 1..N workers; throughput and
     the ratio to ArrayBlockingQueue from the same run; CSV and plots in results/bench/handoffs/."""
     from handofflab import bench_handoffs as mod
     try:
-        ns = [int(x) for x in consumers.split(",")] if consumers else None
+        ns = [int(x) for x in workers.split(",")] if workers else None
     except ValueError:
-        raise LabError(f"--consumers takes numbers separated by commas, got '{consumers}'", "e.g. --consumers 1,2,4")
+        raise LabError(f"--workers takes numbers separated by commas, got '{workers}'", "e.g. --workers 1,2,4")
     _exit_if_partial(mod.run(mode, list(impls) or None, ns))
 
 

@@ -7,12 +7,11 @@ submission is graded exactly as `./lab grade` grades it here: same rubric, check
 from __future__ import annotations
 
 import io
-import subprocess
 import zipfile
 from pathlib import Path
 
 import grader
-from handofflab import paths
+from handofflab import paths, toolchain
 from handofflab.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "gradescope"
@@ -30,17 +29,19 @@ RUN = (TEMPLATES / "run_autograder.template").read_text()
 
 def export(lab: str, allow_weak_isolation: bool = False) -> Path:
     rubric = grader.load_rubric(lab)  # an unknown lab is a clear error
-    dirty = subprocess.run(["git", "-C", str(paths.ROOT), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    git = ["git", "-C", str(paths.ROOT)]
+    need = "export-gradescope packs the kit from git: install git"
+    dirty = toolchain.run([*git, "status", "--porcelain", "--untracked-files=no"], "git status", need, timeout=60,
+                          check=False).stdout.strip()
     if dirty:
         warn("the zip packs the kit as committed (HEAD); these uncommitted changes are NOT in it:\n"
              + "\n".join("  " + line for line in dirty.splitlines()[:20]))
-    head = subprocess.run(["git", "-C", str(paths.ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    head = toolchain.run([*git, "rev-parse", "--short", "HEAD"], "git rev-parse", need, timeout=60, check=False)
     if head.returncode != 0:
         raise LabError("export-gradescope packs the kit from git, and this is not a git checkout",
                        "run it in a clone of the kit")
-    archive = subprocess.run(["git", "-C", str(paths.ROOT), "archive", "--format=zip", "--prefix=kit/", "HEAD"],
-                             capture_output=True)
+    archive = toolchain.run([*git, "archive", "--format=zip", "--prefix=kit/", "HEAD"], "git archive", need,
+                            timeout=300, text=False)
     OUT.mkdir(parents=True, exist_ok=True)
     target = OUT / f"{lab}-autograder.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:

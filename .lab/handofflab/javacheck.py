@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
 
-from handofflab import catalog as catalog_mod, javabuild, paths
+from handofflab import catalog as catalog_mod, javabuild, paths, toolchain
 from handofflab.console import LabError, bad, console, ok, progress, skip
 from handofflab.swimlanes import Step, Swimlane
 
@@ -35,26 +34,25 @@ class JavaOutcome:
         return self.got == "skip" or self.got == self.expected
 
 
-def checker_command(checker: str, java_class: str, out: Path, seconds: float, extra_classpath: str = "",
-                    like: str | None = None) -> list[str]:
-    """`like`: check a submitted class as the kit checks that design (its size, its acceptors)."""
+def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckProfile, out: Path, seconds: float,
+                    extra_classpath: str = "") -> list[str]:
+    """One checker on `java_class`, built and driven as `profile` says (a submitted class gets
+    the profile of the variant it is checked like)."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
-    return ["java", "-cp", cp, "handofflab.checks.Main", checker, java_class, "--out", str(out),
-            "--seconds", str(seconds), *(["--like", like] if like else [])]
+    return ["java", "-cp", cp, "handofflab.checks.Main", checker, java_class, "--profile", profile.arg(),
+            "--out", str(out), "--seconds", str(seconds)]
 
 
-def run_checker(checker: str, java_class: str, seconds: float = 3.0, timeout: float = 300) -> dict:
-    """One checker on one of the kit's classes, in its own JVM; returns the verdict JSON."""
+def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 300) -> dict:
+    """One checker on a catalogued variant's class, in its own JVM; returns the verdict JSON."""
+    variant = catalog_mod.load().variant(name)
+    java_class = variant.java
     out = OUT / f"{java_class}.{checker}.verdict.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    try:
-        proc = subprocess.run(checker_command(checker, java_class, out, seconds), capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise LabError(f"{checker} on {java_class} ran past {timeout:.0f} s without a verdict",
-                       "the watchdog should have stopped it: run it alone with `./lab check java "
-                       f"{java_class}` and report the thread dump")
+    proc = toolchain.run(checker_command(checker, java_class, variant.profile, out, seconds),
+                         f"{checker} on {java_class}", "the watchdog should have stopped it: run it alone with "
+                         f"`./lab check java {name}` and report the thread dump", timeout=timeout, check=False)
     if proc.returncode != 0 or not out.exists():
         tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
         raise LabError(f"{checker} on {java_class} failed (exit {proc.returncode}):\n{tail}",
@@ -155,7 +153,7 @@ def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> 
     """One checker on one variant's class, its swimlane saved beside the verdict."""
     # One checker at a time: a stress run needs every core to itself, and two Lincheck
     # JVMs side by side were no faster on 2 cores (each already keeps both busy).
-    verdict = run_checker(checker, v.java, max(STRESS_SECONDS[tier], v.handoff.stress_seconds))
+    verdict = run_checker(checker, v.name, max(STRESS_SECONDS[tier], v.handoff.stress_seconds))
     outcome = JavaOutcome(v.name, checker, v.expected(checker), verdict["verdict"], verdict["detail"],
                           float(verdict["stats"].get("seconds", 0)), verdict["stats"])
     lane = swimlane(verdict)

@@ -4,9 +4,8 @@ Java code the same way."""
 from __future__ import annotations
 
 import io
-import subprocess
 
-from handofflab import javabuild
+from handofflab import javabuild, toolchain
 from handofflab.console import LabError
 
 
@@ -16,11 +15,8 @@ def java_csv(program: str, *args: object, timeout: int = 300):
     import pandas as pd
 
     cmd = ["java", "-cp", javabuild.classpath("benchmarks"), f"handofflab.benchmarks.{program}", *map(str, args)]
-    try:
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise LabError(f"{program} {' '.join(map(str, args))} ran past {timeout} s",
-                       "run it by hand to see where it hangs: " + " ".join(cmd[3:]))
+    run = toolchain.run(cmd, f"{program} {' '.join(map(str, args))}",
+                        "run it by hand to see where it hangs: " + " ".join(cmd[3:]), timeout=timeout, check=False)
     if run.returncode != 0:
         raise LabError(f"{program} {' '.join(map(str, args))} failed (exit {run.returncode}):\n{run.stderr[-2000:]}",
                        "the message above names the problem")

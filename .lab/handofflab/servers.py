@@ -9,7 +9,9 @@ from handofflab import catalog, javabuild, toolchain
 
 
 def java_command(main: str, args: list[str]) -> list[str]:
-    return [toolchain.server_java(), "-cp", javabuild.classpath("servers"), main, *args]
+    """A JVM for the servers, told the catalog's designs (Java keeps no list of them)."""
+    return [toolchain.server_java(), "-cp", javabuild.classpath("servers"),
+            f"-Dhandofflab.designs={catalog.load().design_table()}", main, *args]
 
 
 def _run_foreground(cmd: list[str]) -> int:

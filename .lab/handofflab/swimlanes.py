@@ -27,7 +27,7 @@ class Step:
 class Swimlane:
     title: str              # e.g. "NotifyBuffer under TLC"
     checker: str            # tlc | lincheck | stress | jpf
-    verdict: str            # e.g. "deadlock", "invariant:NoInvented"
+    verdict: str            # e.g. "deadlock", "violation:NoInvented"
     threads: list[str]
     steps: list[Step]
     ending: dict[str, str] = field(default_factory=dict)  # where each thread is stuck or ends

@@ -4,7 +4,6 @@ trace into swimlanes."""
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -33,7 +32,7 @@ _PARSE_MODULE = re.compile(r"(?:Parsing file|in file) \S*?(\w+)(?:\.tla)?\s*$", 
 
 @dataclass
 class TlcResult:
-    verdict: str             # pass | deadlock | invariant:X | property:X
+    verdict: str             # pass | deadlock | violation:X (X: the invariant or property broken), as the Java checkers say
     distinct: int | None
     seconds: float
     trace: Swimlane | None
@@ -50,14 +49,15 @@ def run(variant: Variant, workers: int = 1, timeout: float = 600) -> TlcResult:
                            "fix `cfg`/`spec` for this variant in specs/catalog.toml")
     out, seconds = _tlc(variant, cfg, workers, timeout)
     result = parse(variant, out, seconds)
-    if result.verdict.startswith("property:") and "/" in result.verdict:
-        result.verdict = "property:" + _which_property(variant, workers, timeout)
+    if result.verdict.startswith("violation:") and "/" in result.verdict:
+        result.verdict = "violation:" + _which_property(variant, workers, timeout)
     return result
 
 
 def translate(tla: Path) -> None:
     """Re-translate a module's PlusCal algorithm into its TLA+ (in place)."""
-    proc = subprocess.run(pcal_command(tla), capture_output=True, text=True, cwd=tla.parent)
+    proc = toolchain.run(pcal_command(tla), f"translating {tla.name}", "./lab doctor checks the TLA+ tools",
+                         cwd=tla.parent, timeout=300, check=False)
     tla.with_suffix(".old").unlink(missing_ok=True)  # the translator's backup
     if proc.returncode != 0 or "Translation completed" not in proc.stdout:
         detail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-8:])
@@ -97,11 +97,8 @@ def _tlc(variant: Variant, cfg: Path, workers: int, timeout: float) -> tuple[str
     with tempfile.TemporaryDirectory(prefix="tlc-") as meta:
         cmd = command(cfg, variant.spec_file, Path(meta), Path(meta), workers)
         start = time.monotonic()
-        try:
-            proc = subprocess.run(cmd, cwd=paths.SPECS, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise LabError(f"{variant.name}: TLC ran past {timeout:.0f} s",
-                           "make the model smaller, or move it to tier = \"full\" in specs/catalog.toml")
+        proc = toolchain.run(cmd, f"{variant.name}: TLC", "make the model smaller, or move it to tier = \"full\" "
+                             "in specs/catalog.toml", cwd=paths.SPECS, timeout=timeout, check=False)
         return proc.stdout + proc.stderr, time.monotonic() - start
 
 
@@ -122,7 +119,7 @@ def _which_property(variant: Variant, workers: int, timeout: float) -> str:
             out, _ = _tlc(variant, Path(f.name), workers, timeout)
         finally:
             Path(f.name).unlink()
-        if parse(variant, out, 0).verdict.startswith("property:"):
+        if parse(variant, out, 0).verdict.startswith("violation:"):
             return name
     return "/".join(_properties(text))
 
@@ -154,9 +151,9 @@ def parse(variant: Variant | Checked, out: str, seconds: float) -> TlcResult:
     for code, _, body in messages:
         if code in INVARIANT_VIOLATED:
             m = re.search(r"Invariant (\w+) is violated", body)
-            verdict = f"invariant:{m.group(1) if m else '?'}"
+            verdict = f"violation:{m.group(1) if m else '?'}"
         elif code in PROPERTY_VIOLATED:
-            verdict = f"property:{_violated_property(variant)}"
+            verdict = f"violation:{_violated_property(variant)}"
         elif code in DEADLOCK:
             verdict = "deadlock"
     if verdict is None and SUCCESS & codes:

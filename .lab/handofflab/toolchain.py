@@ -22,16 +22,21 @@ NPM_PREFIX = paths.TOOLS / "npm"
 
 
 def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict | None = None,
-        timeout: float | None = None) -> subprocess.CompletedProcess:
-    """Run an install or build step; on failure show its last lines and the fix."""
+        timeout: float | None = None, check: bool = True, text: bool = True) -> subprocess.CompletedProcess:
+    """The kit's one way to run a tool (the grader's jail runs submitted code its own way):
+    output captured, a time limit, and a missing tool or a run past the limit as an error that
+    says `what` was running and the `fix`. With `check`, a non-zero exit is one too, showing
+    the last lines; without, the caller reads the exit code (TLC's says what it found)."""
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=text, timeout=timeout)
     except FileNotFoundError:
         raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
     except subprocess.TimeoutExpired:
-        raise LabError(f"{what}: no answer after {timeout:.0f} s", fix)
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+        raise LabError(f"{what}: ran past {timeout:.0f} s", fix)
+    if check and proc.returncode != 0:
+        said = proc.stdout + proc.stderr
+        said = said if text else said.decode(errors="replace")
+        tail = "\n".join(said.strip().splitlines()[-15:])
         raise LabError(f"{what} failed (exit {proc.returncode}):\n{tail}", fix)
     return proc
 

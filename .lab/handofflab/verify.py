@@ -86,6 +86,6 @@ def run(runs: int, busy: int, only: str | None = None) -> int:
 def _once(kind: str, a: str, b: str, cat):
     if kind == "java":
         v = cat.variant(a)
-        return javacheck.run_checker(b, v.java, max(javacheck.STRESS_SECONDS["ci"], v.handoff.stress_seconds))["verdict"]
+        return javacheck.run_checker(b, v.name, max(javacheck.STRESS_SECONDS["ci"], v.handoff.stress_seconds))["verdict"]
     g = grader.grade(a, sample_path(a, b), OUT / "last" / a / b)
     return [t.score for t in g.tests]

@@ -7,18 +7,19 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 
-from handofflab import paths
+from handofflab import catalog, paths
 from handofflab.console import LabError
 
 # The keys each kind of test may have, besides name, kind, points and hidden.
 KIND_KEYS = {
     "junit": {"method"},                       # a public JUnit test of the lab, by method name
-    "checker": {"checker", "like", "seconds"},  # the kit's checkers on the submitted class
+    "checker": {"checker", "like", "seconds"},  # the kit's checkers on the submitted class, checked
+                                                #   like a catalogued variant (its check profile)
     "tlc": {"variant"},                        # TLC on the submitted spec with a catalogued cfg
     "mutants": {"handoff"},                    # the submitted tests against one of the kit's handoffs
     "server": {"check", "target"},             # the submitted handoff in the kit's server, under load
 }
-REQUIRED = {"junit": {"method"}, "checker": {"checker"}, "tlc": {"variant"}, "mutants": {"handoff"},
+REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
             "server": {"check"}}
 TEST_KEYS = {"name", "kind", "points", "hidden"}
 TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "hints", "test"}
@@ -126,6 +127,10 @@ def _test(t: dict, i: int, fail) -> TestSpec:
              f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
     if kind == "server" and t["check"] not in SERVER_CHECKS:
         fail(f"test {i}: unknown server check '{t['check']}'", f"checks: {', '.join(sorted(SERVER_CHECKS))}")
+    for key in ("like", "handoff"):  # a catalogued variant with a Java class, by its catalog name
+        if key in t and not getattr(catalog.load().variants.get(t[key]), "java", None):
+            fail(f"test {i} ('{t['name']}'): {key} = '{t[key]}' is no catalogued variant with a Java class",
+                 "use a [[variant]] name of specs/catalog.toml that has java = ...")
     checkers = t.get("checker", ())
     return TestSpec(t["name"], kind, float(t["points"]), bool(t.get("hidden", t["name"].startswith("hidden"))),
                     method=t.get("method", ""), checkers=tuple([checkers] if isinstance(checkers, str) else checkers),

@@ -288,7 +288,7 @@ def test_a_checker_that_cannot_finish_in_its_budget_is_pending_not_failed(tmp_pa
     """A budget too small for this machine stands for a machine too busy: the check is tried
     again with twice the budget, then reported as not graded (pending), never as the student's fault."""
     monkeypatch.setattr(grader.budgets, "TEST_SECONDS", 0.5)
-    rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "seconds": 1,
+    rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "like": "MonitorBuffer", "seconds": 1,
                                  "points": 10}]}
     g = grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=rubric)
     data = _results(tmp_path / "out")
@@ -306,7 +306,7 @@ def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
     marker = "public synchronized void put(T item) throws InterruptedException {"
     assert marker in src
     (slow / "StudentBuffer.java").write_text(src.replace(marker, marker + "\n        Thread.sleep(1);", 1))
-    rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "seconds": 0.5,
+    rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "like": "MonitorBuffer", "seconds": 0.5,
                                  "points": 10}]}
     g = grader.grade("buffer", slow, tmp_path / "out", rubric=rubric)
     assert g.pending and g.tests[0].score == 0, g.report()

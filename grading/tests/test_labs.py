@@ -94,7 +94,7 @@ WRITE = """            if PipeBlocks then
 def test_spec_lab_reference_is_the_kits_own_model(tmp_path):
     scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "kit", KIT_SPEC))
     assert scores == [2, 2, 2, 2, 1, 1], report
-    assert "your Pipes.tla with MailboxNoBusy.cfg under TLC" in report and "invariant:NoLoss" in report
+    assert "your Pipes.tla with MailboxNoBusy.cfg under TLC" in report and "violation:NoLoss" in report
 
 
 def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
@@ -115,7 +115,7 @@ def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
         assert grader.kinds.tlc.verdict(cat.variant(name), source, Jail())[0] == "error"  # no output: no verdict
     assert len(set(seen)) == 2 and all(Path(d).is_relative_to(source.parent) for d in seen)
     commands = []
-    monkeypatch.setattr(tlc.subprocess, "run", lambda cmd, **kw: commands.append(cmd) or
+    monkeypatch.setattr(tlc.toolchain, "run", lambda cmd, *a, **kw: commands.append(cmd) or
                         type("P", (), {"stdout": "", "stderr": ""})())
     tlc._tlc(cat.variant("Pipes"), cat.variant("Pipes").cfg_file, 1, 10)
     tlc._tlc(cat.variant("Pipes"), cat.variant("Pipes").cfg_file, 1, 10)

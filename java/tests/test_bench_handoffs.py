@@ -18,14 +18,14 @@ def quick():
 def test_every_point_is_measured_beside_the_baseline(quick):
     _, df = quick
     assert sorted(df["impl"].unique()) == ["ArrayBlockingQueue", "MonitorBuffer", "SpmcArrayQueue"]
-    assert sorted(df["consumers"].unique()) == [1, 2]
+    assert sorted(df["workers"].unique()) == [1, 2]
     assert (df["status"] == "ok").all() and (df["items_per_us"] > 0).all()
     assert (df["samples"] == bench_handoffs.QUICK.iterations).all()
     assert (df["min"] <= df["items_per_us"]).all() and (df["items_per_us"] <= df["max"]).all()
     base = df[df["impl"] == "ArrayBlockingQueue"]
     assert (base["ratio_to_abq"] == 1.0).all()
     for _, r in df.iterrows():  # each ratio is against the baseline at the same N, from this run
-        abq = base[base["consumers"] == r["consumers"]]["items_per_us"].iloc[0]
+        abq = base[base["workers"] == r["workers"]]["items_per_us"].iloc[0]
         assert r["ratio_to_abq"] == pytest.approx(r["items_per_us"] / abq)
     assert set(df[df["impl"] == "MonitorBuffer"]["handoff"]) == {"SharedBuffer"}  # the catalog's name
 
@@ -39,7 +39,7 @@ def test_summary_and_plot_are_written(quick):
 
 
 def test_a_lossy_handoff_fails_its_point_and_the_run_is_marked_partial():
-    run = subprocess.run([str(paths.ROOT / "lab"), "bench", "handoffs", "--impl", "MailboxNoBusy", "--consumers", "2"],
+    run = subprocess.run([str(paths.ROOT / "lab"), "bench", "handoffs", "--impl", "MailboxNoBusy", "--workers", "2"],
                          capture_output=True, text=True, timeout=300)
     out = run.stdout + run.stderr
     assert run.returncode == 1, out
@@ -57,8 +57,8 @@ def test_the_kit_handoffs_come_from_the_catalog():
 
 @pytest.mark.parametrize("args, says", [
     (["--impl", "Fastest"], "unknown handoff or queue 'Fastest'"),
-    (["--consumers", "0"], "--consumers must all be at least 1"),
-    (["--consumers", "two"], "--consumers takes numbers separated by commas"),
+    (["--workers", "0"], "--workers must all be at least 1"),
+    (["--workers", "two"], "--workers takes numbers separated by commas"),
 ])
 def test_bad_input_is_named(args, says):
     run = subprocess.run([str(paths.ROOT / "lab"), "bench", "handoffs", *args], capture_output=True, text=True, timeout=120)

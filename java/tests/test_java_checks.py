@@ -40,9 +40,9 @@ def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
 
 def test_the_sweep_runs_every_claimed_pair_and_reports_them(monkeypatch):
     """`./lab check java` runs the same pairs as the tests above (the checkers stubbed here)."""
-    ran, claim = [], {(v.java, c): v.expected(c) for v, c in PAIRS}
-    monkeypatch.setattr(javacheck, "run_checker", lambda checker, java, seconds: ran.append((java, checker)) or
-                        {"verdict": claim[(java, checker)], "detail": "stub", "stats": {}, "trace": ""})
+    ran, claim = [], {(v.name, c): v.expected(c) for v, c in PAIRS}
+    monkeypatch.setattr(javacheck, "run_checker", lambda checker, name, seconds: ran.append((name, checker)) or
+                        {"verdict": claim[(name, checker)], "detail": "stub", "stats": {}, "trace": ""})
     monkeypatch.setattr(javacheck, "swimlane", lambda verdict: None)
     outcomes = javacheck.check(show_traces=False)
     assert sorted(ran) == sorted(claim) and all(o.matches for o in outcomes) and len(outcomes) == len(PAIRS)

@@ -13,10 +13,12 @@ def _lab(*args, timeout=300):
     return subprocess.run([str(paths.ROOT / "lab"), *args], capture_output=True, text=True, timeout=timeout)
 
 
-def test_the_catalogs_designs_are_the_java_servers():
-    java_names = (paths.JAVA / "servers/src/main/java/handofflab/servers/Designs.java").read_text()
-    listed = re.search(r"NAMES = List.of\(([^)]*)\)", java_names, re.S).group(1)
-    assert re.findall(r'"(\w+)"', listed) == list(catalog.load().servers)
+def test_java_knows_exactly_the_catalogs_designs():
+    """Java keeps no list of designs: it names, for an unknown one, the catalog's, as ./lab passes them."""
+    run = subprocess.run(servers.java_command("handofflab.servers.ServerMain", ["Nope"]), capture_output=True,
+                         text=True, timeout=60)
+    listed = re.search(r"designs: (.*)", run.stderr).group(1)
+    assert run.returncode == 2 and listed.split(", ") == list(catalog.load().servers), run.stderr
 
 
 def test_serve_help_lists_every_design():

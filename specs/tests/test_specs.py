@@ -96,12 +96,12 @@ def test_a_buggy_variant_expected_to_pass_must_say_why(tmp_path):
 def test_liveness_is_really_checked(spec_copy):
     # Without fairness a thread may stop for ever: TLC must report EventuallyTaken, not pass.
     tla = spec_copy / "SharedBuffer.tla"
-    fairness = ("              /\\ \\A p \\in Producers : WF_vars(acceptor(p))\n"
-                "              /\\ \\A c \\in Consumers : WF_vars(worker(c))\n")
+    fairness = ("              /\\ \\A p \\in Acceptors : WF_vars(acceptor(p))\n"
+                "              /\\ \\A c \\in Workers : WF_vars(worker(c))\n")
     assert fairness in tla.read_text()
     tla.write_text(tla.read_text().replace(fairness, ""))
     result = tlc.run(catalog.load().variant("MonitorBuffer"))
-    assert result.verdict == "property:EventuallyTaken"   # named by re-checking each property alone
+    assert result.verdict == "violation:EventuallyTaken"   # named by re-checking each property alone
     assert result.trace.steps and "stuttering" in result.trace.note
 
 
@@ -110,7 +110,7 @@ def test_refinement_alone_catches_a_bug(spec_copy):
     cfg = spec_copy / "IfBuffer.cfg"
     text = cfg.read_text().replace("INVARIANTS TypeOK NoDuplicate NoInvented NoLoss", "INVARIANTS TypeOK")
     cfg.write_text(text.replace("PROPERTIES EventuallyTaken Refines", "PROPERTIES Refines"))
-    assert tlc.run(catalog.load().variant("IfBuffer")).verdict == "property:Refines"
+    assert tlc.run(catalog.load().variant("IfBuffer")).verdict == "violation:Refines"
 
 
 def test_every_design_checks_exactly_once_liveness_and_refinement():

@@ -11,7 +11,7 @@ from grader.context import Context
 from grader.jail import Jail, MalformedReport, ended_early, read_report
 from grader.results import TestResult
 from grader.rubric import Rubric, TestSpec
-from handofflab import javacheck
+from handofflab import catalog, javacheck
 
 KIND = "checker"
 NEEDS: tuple[str, ...] = ()
@@ -25,8 +25,8 @@ def score(ctx: Context) -> None:
 def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestResult, jail: Jail) -> None:
     """A rubric's checker test: `checker` (one, or a list run in turn: the test passes only if
     every one passes, so a bug that one of them finds every run is a deterministic mark even
-    when another finds it only by luck), and optionally `like` (check the class as the kit
-    checks that design) and `seconds` (the stress run's length)."""
+    when another finds it only by luck), `like` (the catalogued variant whose check profile
+    sizes and drives the class) and optionally `seconds` (the stress run's length)."""
     cls = rubric.cls
     passed = []
     for checker in spec.checkers:
@@ -56,8 +56,8 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     # with twice the budget, then: not graded, regrade.
     for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
         out.unlink(missing_ok=True)
-        cmd = javacheck.checker_command(checker, cls, out, seconds * (1 + attempt), str(classes),
-                                        like=spec.like)
+        cmd = javacheck.checker_command(checker, cls, catalog.load().variant(spec.like).profile, out,
+                                        seconds * (1 + attempt), str(classes))
         nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
         run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
         if run.timed_out:

@@ -62,13 +62,15 @@ def _run_suites(ctx: Context, handoffs: list[str]) -> dict[str, tuple[str, str]]
     order = list(handoffs)
     secrets.SystemRandom().shuffle(order)
     for i, name in enumerate(order):
+        variant = catalog.load().variant(name)  # a variant's name is not always its class's (Pipes: PipeHandoff)
         # Each test has JUnit's own timeout (a hang is a failure within seconds), so a suite that
         # runs past the whole budget met a busy machine: once more with twice the budget, then pending.
         for attempt in (1, 2):
             run_tmp = jail.work / f"run-{i}-{attempt}"
             run_tmp.mkdir()
             run, cases = tools.junit(jail, cp, tmp / "classes", tmp / f"mutants-{i}-{attempt}",
-                                     (f"-Dhandofflab.subject={name}", f"-Djava.io.tmpdir={run_tmp}"),
+                                     (f"-Dhandofflab.subject={variant.java}", f"-Dhandofflab.profile={variant.profile.arg()}",
+                                      f"-Djava.io.tmpdir={run_tmp}"),
                                      timeout=attempt * budgets.TEST_SECONDS)
             if not run.timed_out:
                 break

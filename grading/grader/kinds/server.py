@@ -9,7 +9,7 @@ import io
 from grader import budgets, feedback
 from grader.context import Context
 from grader.jail import MalformedReport, ended_early, read_report
-from handofflab import javabuild
+from handofflab import catalog, javabuild
 
 KIND = "server"
 NEEDS = ("junit",)   # a handoff that fails one thread would hang 2000 clients
@@ -52,6 +52,7 @@ def _bench(ctx: Context) -> tuple:
     fill = f"{x['t_r']}:{x['fill_workers']}:{x['fill_slots']}:{x['fill_requests']}"
     # A lost request must read as lost within the budget: a client waits at most REPLY_MS for a reply.
     run = ctx.jail.run(["java", f"-Dhandofflab.reply.ms={budgets.SERVER_REPLY_MS}", "-Dhandofflab.stop.on.failure=true",
+                        f"-Dhandofflab.designs={catalog.load().design_table()}",
                         "-cp", f"{tmp / 'classes'}:{javabuild.classpath('servers')}",
                         "handofflab.servers.ServerBench", str(csv_out), str(x["runs"]), str(x["children"]),
                         str(x["requests"]), f"{x['design']}@{cls}:{shape}", f"{x['design']}:{shape}",

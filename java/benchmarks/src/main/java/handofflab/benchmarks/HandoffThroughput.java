@@ -40,8 +40,10 @@ import org.openjdk.jmh.annotations.TearDown;
  * trial the workers' counts and id sums must match what was put — a benchmark that
  * loses or duplicates an item fails instead of reporting a number.
  *
- * <p>Capacities are equal where the design has one (1024 slots; the PHT's table is
- * the prime 1031); at most {@link #BATCH} items are ever in flight, so the unbounded
+ * <p>Capacities are equal where the design has one: 1031 slots, a prime, as the PHT's
+ * double hashing needs. How a kit handoff is sized (slots, or one channel per worker) is the
+ * catalog's {@code sized_by}, sent by {@code ./lab bench handoffs} as
+ * {@code -Dhandofflab.sized_by=CLASS=slots,...}; at most {@link #BATCH} items are ever in flight, so the unbounded
  * queues hold no more than the bounded ones. JCTools' queues do not block: they are
  * wrapped with spin, then yield, then a 10 µs park, which is how such queues are used
  * in practice and costs CPU that a monitor's wait does not.
@@ -51,24 +53,22 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class HandoffThroughput {
     static final int BATCH = 1000;
-    static final int CAPACITY = 1024;
-    static final int PHT_SLOTS = 1031;  // prime, so double hashing visits every slot
+    static final int CAPACITY = 1031;  // prime, so the PHT's double hashing visits every slot
     private static final int STOP = 0;  // the id that tells a worker to stop: never one of the batch's 1..BATCH
 
-    /** The JDK's and JCTools' queues, then the kit's handoffs (names from specs/catalog.toml). */
-    @Param({"ArrayBlockingQueue", "LinkedBlockingQueue", "LinkedTransferQueue", "SynchronousQueue",
-            "SpmcArrayQueue", "MpmcArrayQueue", "MonitorBuffer", "TwoLockQueue", "ParallelHashTable", "PipeHandoff"})
+    /** The JDK's and JCTools' queues, and the kit's handoff classes: ./lab bench handoffs passes them (-p impl=...). */
+    @Param({"ArrayBlockingQueue"})
     public String impl;
 
     @Param({"1", "2", "4"})
-    public int consumers;
+    public int workers;
 
     private Handoff<Integer> handoff;
     private final Integer[] ids = new Integer[BATCH];
     private final AtomicLong taken = new AtomicLong();
     private volatile long target;
     private volatile Thread acceptor;
-    private final List<Worker> workers = new ArrayList<>();
+    private final List<Worker> pool = new ArrayList<>();
     private long put;  // ids put so far, BATCH at a time
 
     private static final class Worker extends Thread {
@@ -105,13 +105,13 @@ public class HandoffThroughput {
 
     @Setup(Level.Trial)
     public void start() {
-        handoff = create(impl, consumers);
+        handoff = create(impl, workers);
         for (int i = 0; i < BATCH; i++) {
             ids[i] = i + 1;  // never STOP
         }
-        for (int i = 0; i < consumers; i++) {
+        for (int i = 0; i < workers; i++) {
             Worker w = new Worker(this, i);
-            workers.add(w);
+            pool.add(w);
             w.start();
         }
     }
@@ -129,7 +129,7 @@ public class HandoffThroughput {
         long seen = taken.get(), lastProgress = System.nanoTime();
         while (seen < goal) {
             LockSupport.parkNanos(this, 100_000_000L);  // woken by the worker that takes the last id
-            for (Worker w : workers) {
+            for (Worker w : pool) {
                 if (w.failure != null) {
                     throw new IllegalStateException(w.getName() + " failed", w.failure);
                 }
@@ -140,7 +140,7 @@ public class HandoffThroughput {
                 lastProgress = System.nanoTime();
             } else if (System.nanoTime() - lastProgress > 5_000_000_000L) {  // measured, not counted: park may return early
                 StringBuilder where = new StringBuilder();
-                for (Worker w : workers) {  // what each worker is doing: the first thing to look at
+                for (Worker w : pool) {  // what each worker is doing: the first thing to look at
                     where.append("\n  ").append(w.getName()).append(' ').append(w.getState());
                     for (StackTraceElement e : w.getStackTrace()) {
                         where.append("\n    at ").append(e);
@@ -155,11 +155,11 @@ public class HandoffThroughput {
 
     @TearDown(Level.Trial)
     public void stop() throws InterruptedException {
-        for (int i = 0; i < consumers; i++) {
+        for (int i = 0; i < workers; i++) {
             handoff.put(STOP);
         }
         long count = 0, sum = 0;
-        for (Worker w : workers) {
+        for (Worker w : pool) {
             w.join(10_000);
             if (w.isAlive()) {
                 throw new IllegalStateException(impl + ": " + w.getName() + " did not stop");
@@ -174,8 +174,8 @@ public class HandoffThroughput {
         }
     }
 
-    /** A handoff by name: a baseline queue, or a kit handoff sized for {@code consumers} workers. */
-    static Handoff<Integer> create(String impl, int consumers) {
+    /** A handoff by name: a baseline queue, or a kit handoff sized for {@code workers} workers. */
+    static Handoff<Integer> create(String impl, int workers) {
         switch (impl) {
             case "ArrayBlockingQueue": return blocking(new ArrayBlockingQueue<>(CAPACITY));
             case "LinkedBlockingQueue": return blocking(new LinkedBlockingQueue<>(CAPACITY));
@@ -183,13 +183,21 @@ public class HandoffThroughput {
             case "SynchronousQueue": return blocking(new SynchronousQueue<>());
             case "SpmcArrayQueue": return spinning(new SpmcArrayQueue<>(CAPACITY));
             case "MpmcArrayQueue": return spinning(new MpmcArrayQueue<>(CAPACITY));
-            case "ParallelHashTable": return Handoffs.create(impl, PHT_SLOTS);
             default:
-                if (impl.startsWith("Pipe") || impl.startsWith("Mailbox")) {
-                    return Handoffs.create(impl, consumers);  // one channel per worker
-                }
-                return Handoffs.create(impl, impl.endsWith("Pht") ? PHT_SLOTS : CAPACITY);
+                return Handoffs.create(impl, sizedBy(impl).equals("workers") ? workers : CAPACITY);
         }
+    }
+
+    /** The catalog's sized_by of a kit class, from -Dhandofflab.sized_by=CLASS=slots,CLASS=workers,... */
+    static String sizedBy(String impl) {
+        for (String pair : System.getProperty("handofflab.sized_by", "").split(",")) {
+            String[] kv = pair.split("=", 2);
+            if (kv.length == 2 && kv[0].equals(impl)) {
+                return kv[1];
+            }
+        }
+        throw new IllegalArgumentException(impl + ": no sized_by for it in -Dhandofflab.sized_by (./lab bench handoffs "
+                + "passes the catalog's)");
     }
 
     private static Handoff<Integer> blocking(BlockingQueue<Integer> q) {

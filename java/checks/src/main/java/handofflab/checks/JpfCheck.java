@@ -1,5 +1,6 @@
 package handofflab.checks;
 
+import handofflab.handoffs.CheckProfile;
 import java.io.File;
 import java.lang.reflect.Method;
 import java.net.URL;
@@ -27,7 +28,7 @@ public final class JpfCheck {
     private JpfCheck() {
     }
 
-    public static Verdict run(String name) throws Exception {
+    public static Verdict run(String name, CheckProfile profile) throws Exception {
         Verdict v = new Verdict("jpf", name);
         String home = System.getenv("JPF_HOME");
         File jar = home == null ? null : new File(home, "build/jpf.jar");
@@ -43,7 +44,7 @@ public final class JpfCheck {
             "+classpath=" + ownClasspath(),
             "+sourcepath=" + ownSources(),  // so that traces show source lines
             "+target=" + JpfDriver.class.getName(),
-            "+target.args=" + name,
+            "+target.args=" + name + "," + profile.size + "," + profile.jpfAcceptors,  // JPF splits them at commas
             "+search.multiple_errors=false",
             "+report.console.property_violation=error,trace",
         };

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The program JPF explores: one acceptor (two for TwoProducerPht) hands connections 1 and 2
- * (1 and 4) through a one-slot handoff to two workers that take one each — the smallest set-up in
+ * The program JPF explores: one acceptor (two where the catalog says jpf_acceptors = 2:
+ * TwoProducerPht) hands connections 1 and 2 (1 and 4) through a one-slot handoff to two workers that take one each — the smallest set-up in
  * which notify()'s lost wake-up can happen. JPF tries every interleaving (and,
  * for notify(), every choice of the thread woken); any deadlock is its
  * NotDeadlockedProperty, and a broken exactly-once is the AssertionError below.
@@ -20,11 +20,11 @@ public final class JpfDriver {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        String name = args.length > 0 ? args[0] : "MonitorBuffer";
-        Handoff<Integer> handoff = Handoffs.create(name, Handoffs.checkSize(name));
+        String name = args.length > 0 ? args[0] : "MonitorBuffer";  // NAME SIZE ACCEPTORS: the catalog's profile
+        Handoff<Integer> handoff = Handoffs.create(name, args.length > 1 ? Integer.parseInt(args[1]) : 1);
         List<Integer> taken = new ArrayList<>();
         // Two acceptors only where the bug is a second one (TwoProducerPht); its ids 1 and 4 share a slot.
-        boolean two = Handoffs.stressAcceptors(name) == 2;
+        boolean two = args.length > 2 && Integer.parseInt(args[2]) == 2;
         int first = 1, second = two ? 4 : 2;
         List<Thread> acceptors = new ArrayList<>();
         if (two) {

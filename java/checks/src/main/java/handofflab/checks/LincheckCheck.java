@@ -1,6 +1,7 @@
 package handofflab.checks;
 
 import handofflab.handoffs.Handoff;
+import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoffs;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -32,14 +33,15 @@ import org.jetbrains.lincheck.datastructures.Validate;
  * pipes have ONE acceptor; the pipes need a taking thread per worker).
  */
 public final class LincheckCheck {
-    private static volatile String subject = "MonitorBuffer";
+    private static volatile String subject;
+    private static volatile CheckProfile profile;  // Lincheck builds UnderTest itself: the run sets these first
 
     private LincheckCheck() {
     }
 
     /** The object under test: Lincheck creates one per interleaving it tries. */
     public static final class UnderTest {
-        private final Handoff<Integer> handoff = Handoffs.create(subject, Handoffs.checkSize(subject));
+        private final Handoff<Integer> handoff = Handoffs.create(subject, profile.size);
         private final List<Integer> put = new ArrayList<>();    // guarded by itself
         private final List<Integer> taken = new ArrayList<>();  // guarded by itself
 
@@ -87,7 +89,7 @@ public final class LincheckCheck {
 
     /** The sequential specification: it counts items and nothing else. */
     public static final class SequentialHandoff {
-        private final int capacity = Handoffs.checkCapacity(subject);
+        private final int capacity = profile.capacity();
         private int items;
 
         public void put(Integer id) {
@@ -105,8 +107,9 @@ public final class LincheckCheck {
         }
     }
 
-    public static Verdict run(String name) throws Exception {
+    public static Verdict run(String name, CheckProfile checkProfile) throws Exception {
         subject = name;
+        profile = checkProfile;
         Verdict v = new Verdict("lincheck", name);
         Method put = UnderTest.class.getMethod("put", Integer.class);
         Method take = UnderTest.class.getMethod("take");
@@ -119,7 +122,7 @@ public final class LincheckCheck {
         scenarios.add(Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 1), a(put, 2))));
         // One acceptor hands over three; two workers, one of them twice.
         scenarios.add(Arrays.asList(List.of(a(put, 1), a(put, 2), a(put, 3)), List.of(a(take), a(take)), List.of(a(take))));
-        if (!Handoffs.oneAcceptor(name)) {
+        if (!profile.oneAcceptor()) {
             // Two acceptors race; one worker drains. Ids 1 and 4 share a PHT slot of the checks' size 3
             // (same h1), so the two inserts can meet there.
             scenarios.add(Arrays.asList(List.of(a(put, 1)), List.of(a(put, 4)), List.of(a(take), a(take))));
@@ -128,7 +131,7 @@ public final class LincheckCheck {
         for (int i = 0; i < scenarios.size(); i++) {
             inits.add(List.of());
         }
-        if (Handoffs.isPht(name)) {
+        if (profile.sameSlotTakes) {
             // Two connections wait in the table; two workers take at once. The kit's first two
             // take starts (mix(0), mix(1)) both probe slot 0 of 3 first, where connection 3
             // lies (3 % 3 = 0): two workers on one slot inside one claim, every time. Random

@@ -1,5 +1,6 @@
 package handofflab.checks;
 
+import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoffs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,9 +9,10 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * {@code java handofflab.checks.Main CHECKER CLASS [--out FILE] [--seconds S] [--like DESIGN] [--nonce-stdin]}:
- * runs one checker over one handoff class and writes its verdict as JSON. {@code --like}
- * checks a submitted class as the kit checks DESIGN (its size and number of acceptors).
+ * {@code java handofflab.checks.Main CHECKER CLASS --profile P [--out FILE] [--seconds S] [--nonce-stdin]}:
+ * runs one checker over one handoff class and writes its verdict as JSON. {@code --profile}
+ * is the catalog's check profile of the class, or of the design a submitted class is checked
+ * like ({@link CheckProfile}): its size, its acceptors.
  * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
@@ -25,6 +27,7 @@ public final class Main {
         Path out = null;
         double seconds = 10;
         String nonce = "";
+        CheckProfile profile = null;
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
@@ -35,25 +38,26 @@ public final class Main {
                 // verdict file without it was not written by this checker.
                 nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
                         .readLine();
-            } else if (args[i].equals("--like") && i + 1 < args.length) {
-                String like = args[++i];
-                if (!Handoffs.NAMES.contains(like)) {
-                    usage("unknown design '" + like + "' for --like; known: " + Handoffs.NAMES);
+            } else if (args[i].equals("--profile") && i + 1 < args.length) {
+                try {
+                    profile = CheckProfile.parse(args[++i]);
+                } catch (IllegalArgumentException e) {
+                    usage(e.getMessage());
                 }
-                Handoffs.checkLike(subject, like);
             } else {
                 usage("unknown argument '" + args[i] + "'");
             }
         }
-        if (!Handoffs.NAMES.contains(subject) && !subject.contains(".")) {
-            usage("unknown handoff class '" + subject + "'; known: " + Handoffs.NAMES);
+        if (profile == null) {
+            usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
+            return;
         }
-        Verdict v = subject.contains(".") ? initialize(checker, subject) : null;
+        Verdict v = initialize(checker, subject);
         if (v == null) {
             switch (checker) {
-                case "lincheck": v = LincheckCheck.run(subject); break;
-                case "stress": v = StressCheck.run(subject, seconds); break;
-                case "jpf": v = JpfCheck.run(subject); break;
+                case "lincheck": v = LincheckCheck.run(subject, profile); break;
+                case "stress": v = StressCheck.run(subject, profile, seconds); break;
+                case "jpf": v = JpfCheck.run(subject, profile); break;
                 default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf"); return;
             }
         }
@@ -77,7 +81,7 @@ public final class Main {
         Throwable[] failure = new Throwable[1];
         Thread loader = new Thread(() -> {
             try {
-                Class.forName(subject, true, Main.class.getClassLoader());
+                Class.forName(Handoffs.className(subject), true, Main.class.getClassLoader());
             } catch (Throwable t) {
                 failure[0] = t;
             }
@@ -98,7 +102,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS [--out FILE] [--seconds S]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS --profile P [--out FILE] [--seconds S]");
         System.exit(2);
     }
 }

@@ -1,5 +1,6 @@
 package handofflab.checks;
 
+import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
 import java.util.ArrayList;
@@ -10,8 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A stress run under a watchdog: one acceptor and two workers push connection
- * ids through a small handoff (Handoffs.checkSize) as fast as they can, trial after trial, for a
- * bounded time. The trials take turns through Handoffs.stressShapes: a buffer with one, two
+ * ids through a small handoff (the catalog's check profile) as fast as they can, trial after trial, for a
+ * bounded time. The trials take turns through CheckProfile.stressShapes: a buffer with one, two
  * and three slots, and two acceptors wherever the design allows more than one. Every take is checked on the spot (NoInvented, NoDuplicate),
  * every finished trial for NoLoss, and a watchdog turns "no progress" into a
  * verdict: if every thread is parked in wait() or blocked on the monitor, it is
@@ -31,12 +32,12 @@ public final class StressCheck {
     private StressCheck() {
     }
 
-    public static Verdict run(String name, double seconds) throws InterruptedException {
+    public static Verdict run(String name, CheckProfile profile, double seconds) throws InterruptedException {
         Verdict v = new Verdict("stress", name);
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         int trials = 0, cut = 0;
         long moved = 0;
-        int[][] shapes = Handoffs.stressShapes(name);
+        int[][] shapes = profile.stressShapes();
         while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
             int[] shape = shapes[(trials + cut) % shapes.length];
             Trial t = new Trial(name, shape[0], shape[1]);

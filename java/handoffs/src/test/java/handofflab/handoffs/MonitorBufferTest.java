@@ -70,19 +70,19 @@ class MonitorBufferTest {
     @Test
     @Timeout(60)
     void everyItemIsTakenExactlyOnceUnderContention() throws Exception {
-        int producers = 2, consumers = 3, perProducer = 50_000, total = producers * perProducer;
+        int acceptorCount = 2, workers = 3, perAcceptor = 50_000, total = acceptorCount * perAcceptor;
         MonitorBuffer<Integer> b = new MonitorBuffer<>(4);
         ExactlyOnceLedger ledger = new ExactlyOnceLedger(total);
         List<Thread> threads = new ArrayList<>();
-        for (int c = 0; c < consumers; c++) {
+        for (int w = 0; w < workers; w++) {
             threads.add(ledger.worker(b));
         }
         List<Thread> acceptors = new ArrayList<>();
-        for (int p = 0; p < producers; p++) {
-            int base = p * perProducer;
+        for (int a = 0; a < acceptorCount; a++) {
+            int base = a * perAcceptor;
             acceptors.add(new Thread(() -> {
                 try {
-                    for (int i = 0; i < perProducer; i++) {
+                    for (int i = 0; i < perAcceptor; i++) {
                         b.put(base + i);
                     }
                 } catch (InterruptedException e) {
@@ -95,7 +95,7 @@ class MonitorBufferTest {
         for (Thread a : acceptors) {
             a.join();
         }
-        for (int c = 0; c < consumers; c++) {
+        for (int w = 0; w < workers; w++) {
             b.put(-1);  // one stop marker per worker, after every real item
         }
         for (Thread t : threads) {

@@ -13,22 +13,22 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SequentialBehaviourTest {
 
     /**
-     * Every design but the pipes: a pipe worker frees itself only when it comes
-     * back for the next connection, so one thread cannot be acceptor and worker.
+     * Every class but those sized by workers (the pipes): a pipe worker frees itself only when
+     * it comes back for the next connection, so one thread cannot be acceptor and worker.
      */
-    static java.util.List<String> names() {
-        java.util.List<String> names = new java.util.ArrayList<>(Handoffs.NAMES);
-        names.removeIf(n -> n.startsWith("Pipe") || n.startsWith("Mailbox"));
+    static java.util.List<Catalog.Variant> names() {
+        java.util.List<Catalog.Variant> names = new java.util.ArrayList<>(Catalog.javaVariants());
+        names.removeIf(v -> v.profile.sizedBy.equals("workers"));
         return names;
     }
 
-    static Handoff<Integer> create(String name) {
-        return Handoffs.create(name, Math.max(2, Handoffs.checkSize(name)));  // the PHTs' 3 or 4 slots, else 2
+    static Handoff<Integer> create(Catalog.Variant v) {
+        return Handoffs.create(v.javaClass, Math.max(2, v.profile.size));  // the PHTs' 3 or 4 slots, else 2
     }
 
     @ParameterizedTest
     @MethodSource("names")
-    void oneThreadGetsBackWhatItPut(String name) throws InterruptedException {
+    void oneThreadGetsBackWhatItPut(Catalog.Variant name) throws InterruptedException {
         Handoff<Integer> h = create(name);
         for (int i = 0; i < 10; i++) {
             h.put(i);
@@ -38,7 +38,7 @@ class SequentialBehaviourTest {
 
     @ParameterizedTest
     @MethodSource("names")
-    void unknownNamesAreRefusedByName(String name) {
+    void unknownNamesAreRefusedByName(Catalog.Variant name) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Handoffs.create(name + "X", 1));
         assertEquals(true, e.getMessage().contains(name + "X"));
     }

@@ -16,11 +16,7 @@ public final class IterativeServer extends TcpServer {
     }
 
     private void run() {
-        try {
-            acceptEach(this::handleRequest);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();  // handleRequest never throws it; the sink's signature allows it
-        }
+        acceptEachAtOnce(this::handleRequest);
     }
 
     @Override

@@ -28,10 +28,13 @@ public final class PreThreadedServer extends TcpServer {
     private final AtomicLong taken = new AtomicLong();
     private volatile String lostReport = "";
 
-    /** {@code defaultHandoff}: the design's own handoff class, used unless the config names another. */
-    public PreThreadedServer(ServerConfig config, String defaultHandoff) throws IOException {
-        this(config, config.handoff() != null ? config.handoff() : defaultHandoff,
-                build(config, config.handoff() != null ? config.handoff() : defaultHandoff));  // before binding
+    /** The design's own handoff class (the catalog's), unless the config names another. */
+    public PreThreadedServer(ServerConfig config) throws IOException {
+        this(config, handoffOf(config), build(config, handoffOf(config)));  // built before binding
+    }
+
+    private static String handoffOf(ServerConfig config) {
+        return config.handoff() != null ? config.handoff() : Designs.of(config.design()).handoff();
     }
 
     private PreThreadedServer(ServerConfig config, String handoffName, Handoff<Connection> handoff) throws IOException {
@@ -45,7 +48,7 @@ public final class PreThreadedServer extends TcpServer {
 
     private static Handoff<Connection> build(ServerConfig config, String handoffName) {
         config.validate();
-        boolean pipes = config.design().equals("Pipes");
+        boolean pipes = "workers".equals(Designs.of(config.design()).sizedBy());  // one channel per worker
         try {
             return Handoffs.create(handoffName, pipes ? config.workers() : config.slots());
         } catch (IllegalArgumentException e) {

@@ -41,11 +41,7 @@ public final class ServerBench {
 
         /** How many requests can be in service at once. */
         int parallelism(int children) {
-            switch (design) {
-                case "Iterative": return 1;
-                case "ThreadPerClient": case "VirtualThreads": return children;
-                default: return Math.min(workers, children);
-            }
+            return Designs.of(design).parallelism(workers, children);
         }
     }
 

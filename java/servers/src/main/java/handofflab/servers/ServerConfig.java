@@ -4,7 +4,7 @@ package handofflab.servers;
  * How to run one server. Defaults follow the paper's best settings (50 workers, 101 slots) with a
  * short simulated work time, so a lab run takes seconds rather than the paper's minutes.
  *
- * @param design   one of {@link Designs#NAMES}
+ * @param design   one of {@link Designs#names()}
  * @param handoff  for the pre-threaded designs: the handoff class to use instead of the design's
  *                 own (a catalog name such as "NotifyBuffer", or a student's full class name); else null
  */
@@ -44,9 +44,7 @@ public record ServerConfig(String design, String bind, int port, int workers, in
 
     /** Refuses what cannot run, naming the fix (the message is shown to people as is). */
     public void validate() {
-        if (!Designs.NAMES.contains(design)) {
-            throw new IllegalArgumentException("unknown design '" + design + "'; the designs are: " + String.join(", ", Designs.NAMES));
-        }
+        Designs.Design d = Designs.of(design);  // an unknown design is refused with the designs' names
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port must be 0..65535 (0: any free port), got " + port);
         }
@@ -65,9 +63,9 @@ public record ServerConfig(String design, String bind, int port, int workers, in
         if (backlog < 1) {
             throw new IllegalArgumentException("--backlog must be at least 1, got " + backlog);
         }
-        if (handoff != null && !Designs.usesHandoff(design)) {
+        if (handoff != null && !d.preThreaded()) {
             throw new IllegalArgumentException("--handoff applies to the pre-threaded designs "
-                    + Designs.PRE_THREADED + ", not to " + design);
+                    + Designs.names().stream().filter(n -> Designs.of(n).preThreaded()).toList() + ", not to " + design);
         }
     }
 }

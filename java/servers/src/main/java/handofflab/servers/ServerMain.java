@@ -11,8 +11,7 @@ import java.io.PrintStream;
  */
 public final class ServerMain {
     static final String USAGE = "usage: ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N] "
-            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS]\n  designs: "
-            + String.join(", ", Designs.NAMES);
+            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS]";
 
     private ServerMain() {
     }
@@ -52,6 +51,7 @@ public final class ServerMain {
         } catch (IllegalArgumentException e) {
             err.println("serve: " + e.getMessage());
             err.println(USAGE);
+            err.println("  designs: " + String.join(", ", Designs.names()));
             return null;
         }
         TcpServer server;
@@ -63,10 +63,9 @@ public final class ServerMain {
         }
         server.start();
         String handoff = server instanceof PreThreadedServer ? ", handoff " + ((PreThreadedServer) server).handoffName() : "";
-        String threads = config.design().equals("Iterative") || config.design().endsWith("PerClient")
-                || config.design().equals("VirtualThreads") ? "" : config.workers() + " workers, ";
-        String slots = config.design().equals("SharedBuffer") || config.design().equals("ParallelHashTable")
-                ? config.slots() + " slots, " : "";
+        Designs.Design d = Designs.of(config.design());
+        String threads = d.threads().equals("pool") ? config.workers() + " workers, " : "";
+        String slots = "slots".equals(d.sizedBy()) ? config.slots() + " slots, " : "";
         out.println("serving " + config.design() + " on " + config.bind() + ":" + server.port() + " (" + threads + slots
                 + "t_r " + config.delayMs() + " ms unless a request names its own" + handoff + ")");
         out.println("stop with Ctrl-C: connections already accepted are served first");

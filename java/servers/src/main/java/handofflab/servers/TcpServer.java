@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The abstract server every design extends (the paper's TCPServer, Roussev &amp; Wu 2001, Fig. 2):
@@ -114,6 +115,13 @@ public abstract class TcpServer {
     protected final void acceptEach(ConnectionSink sink) throws InterruptedException {
         for (Socket s = accept(); s != null; s = accept()) {
             sink.take(s);
+        }
+    }
+
+    /** The accept loop for a sink that never waits (it serves, starts or queues at once). */
+    protected final void acceptEachAtOnce(Consumer<Socket> sink) {
+        for (Socket s = accept(); s != null; s = accept()) {
+            sink.accept(s);
         }
     }
 

@@ -29,22 +29,18 @@ public class ThreadPerClientServer extends TcpServer {
     }
 
     private void run() {
-        try {
-            acceptEach(s -> {
-                Thread[] self = new Thread[1];
-                self[0] = threads.newThread(() -> {
-                    try {
-                        handleRequest(s);
-                    } finally {
-                        live.remove(self[0]);
-                    }
-                });
-                live.add(self[0]);  // before start, so drain never misses a running handler
-                self[0].start();
+        acceptEachAtOnce(s -> {
+            Thread[] self = new Thread[1];
+            self[0] = threads.newThread(() -> {
+                try {
+                    handleRequest(s);
+                } finally {
+                    live.remove(self[0]);
+                }
             });
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+            live.add(self[0]);  // before start, so drain never misses a running handler
+            self[0].start();
+        });
     }
 
     @Override

@@ -27,11 +27,7 @@ public final class ThreadPoolServer extends TcpServer {
     }
 
     private void run() {
-        try {
-            acceptEach(s -> pool.execute(() -> handleRequest(s)));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        acceptEachAtOnce(s -> pool.execute(() -> handleRequest(s)));
     }
 
     @Override

@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /** `./lab serve` and `./lab client` refuse bad arguments with a message naming the fix. */
 class CommandLineTest {
+    static {
+        CatalogDesigns.load();
+    }
 
     /** Runs ServerMain.start and returns its error output; the server must not have started. */
     static String serveRefuses(String... args) {

@@ -27,8 +27,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ServersTest {
     static final String HOST = "127.0.0.1";
 
+    static {
+        CatalogDesigns.load();
+    }
+
     static List<String> designs() {
-        return Designs.NAMES;
+        return Designs.names();
     }
 
     static TcpServer start(ServerConfig config) throws IOException {

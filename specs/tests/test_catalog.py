@@ -1,0 +1,84 @@
+"""The catalog is the only truth: no code restates its lists, its check profiles reach Java as
+arguments, and its verdicts speak one vocabulary for TLC and the Java checkers."""
+import re
+import subprocess
+
+import pytest
+
+from handofflab import catalog, javabuild, paths
+from handofflab.console import LabError
+
+# Code that must take its designs, classes and variants from the catalog (the notebooks and the
+# book discuss particular designs by name; the tests use names as examples).
+CODE = ("java/*/src/main/java/**/*.java", ".lab/handofflab/*.py", "grading/grader/**/*.py", "labs/*/public/*.java")
+
+
+def _catalog_names() -> set[str]:
+    cat = catalog.load()
+    return ({v.java for v in cat.variants.values() if v.java} | set(cat.variants) | set(cat.servers)
+            | set(cat.handoffs)) - {"Handoff"}  # Handoff is also the Java interface every class implements
+
+
+def restated(text: str, names: set[str]) -> list[str]:
+    """Two catalog names side by side in a list, or a switch on one: what restating the catalog looks like."""
+    pairs = [f"{a}, {b}" for a, b in re.findall(r'"(\w+)"\s*,\s*"(\w+)"', text) if a in names and b in names]
+    cases = [f"case {n}" for n in re.findall(r'case\s+"(\w+)"', text) if n in names]
+    return pairs + cases
+
+
+def test_no_code_restates_the_catalog():
+    names = _catalog_names()
+    found = {str(f.relative_to(paths.ROOT)): hits for pattern in CODE for f in paths.ROOT.glob(pattern)
+             if (hits := restated(f.read_text(), names))}
+    assert not found, f"lists or switches that restate specs/catalog.toml: {found}"
+
+
+def test_the_restatement_check_can_fail():
+    names = _catalog_names()
+    assert restated('List.of("MonitorBuffer", "NotifyBuffer")', names)
+    assert restated('switch (d) { case "Pipes": return 1; }', names)
+    assert not restated('Handoffs.create("com.example.Mine", 1)', names)
+
+
+def _broken(tmp_path, old: str, new: str):
+    text = paths.CATALOG.read_text()
+    assert old in text
+    (tmp_path / "catalog.toml").write_text(text.replace(old, new, 1))
+    with pytest.raises(LabError) as e:
+        catalog.load(tmp_path / "catalog.toml")
+    return e.value.problem
+
+
+def test_a_check_profile_with_an_unknown_key_is_named(tmp_path):
+    problem = _broken(tmp_path, "size = 1              # slots", "sise = 1              # slots")
+    assert "unknown keys ['sise']" in problem and "lacks ['size']" in problem
+
+
+def test_a_verdict_outside_the_vocabulary_is_named(tmp_path):
+    problem = _broken(tmp_path, 'tlc = "violation:NoInvented"', 'tlc = "invariant:NoInvented"')
+    assert "'invariant:NoInvented' is no verdict" in problem
+
+
+def test_every_java_variant_has_a_profile_java_accepts():
+    """Each profile as Java parses it: a wrong one is refused by name, before any checker runs."""
+    cat = catalog.load()
+    java = [v for v in cat.variants.values() if v.java]
+    assert java and all(v.profile.size >= 1 for v in java)
+    assert cat.variant("NonPrimePht").profile.size == 4            # a variant's own key overrides its handoff's
+    assert cat.variant("TwoProducerPht").profile.acceptors == 2
+    assert cat.variant("ParallelHashTable").profile.acceptors == 1
+    cp = javabuild.classpath("checks")
+    bad = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "stress", "MonitorBuffer",
+                          "--profile", "size=1;sized_by=slots;bounded=true"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "lacks acceptors" in bad.stderr, bad.stderr
+    missing = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "stress", "MonitorBuffer"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "--profile is missing" in missing.stderr, missing.stderr
+
+
+def test_the_design_table_is_the_catalogs():
+    cat = catalog.load()
+    table = cat.design_table().split(",")
+    assert [entry.split("/")[0] for entry in table] == list(cat.servers)
+    assert "Pipes/PreThreadedServer/pool/PipeHandoff/workers" in table  # the class and its sizing, from the catalog
+    assert "LockedAccept/LockedAcceptServer/pool" in table             # no kit handoff: nothing is handed over
