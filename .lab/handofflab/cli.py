@@ -138,11 +138,16 @@ class _ServeCommand(click.Command):
               help="how long a connection may take to send its request")
 @click.option("--handoff", help="pre-threaded designs: use this handoff class instead (e.g. NotifyBuffer)")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="the address to listen on")
-def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, bind):
+@click.option("--backlog", type=int, default=1024, show_default=True, help="connections the kernel queues before accept")
+@click.option("--grace-ms", type=int, help="at Ctrl-C, how long to finish what was accepted (default: as long as "
+                                             "the longest request may take, 60 s + 2 x the request timeout)")
+def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, bind, backlog, grace_ms):
     """Run one server DESIGN in the foreground until Ctrl-C, then serve what it accepted and print its counts."""
     from handofflab import servers
     options = ["--port", str(port), "--workers", str(workers), "--slots", str(slots), "--delay-ms", str(delay_ms),
-               "--request-timeout-ms", str(request_timeout_ms), "--bind", bind]
+               "--request-timeout-ms", str(request_timeout_ms), "--bind", bind, "--backlog", str(backlog)]
+    if grace_ms is not None:
+        options += ["--grace-ms", str(grace_ms)]
     if handoff:
         options += ["--handoff", handoff]
     sys.exit(servers.serve(design, options))

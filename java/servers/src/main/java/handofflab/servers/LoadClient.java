@@ -233,7 +233,7 @@ public final class LoadClient {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--timeout-ms":
-                        timeoutMs = positive("--timeout-ms", value(args, ++i, "--timeout-ms"));
+                        timeoutMs = within("--timeout-ms", value(args, ++i, "--timeout-ms"), 1, 3_600_000);
                         break;
                     case "--json":
                         json = value(args, ++i, "--json");
@@ -252,15 +252,13 @@ public final class LoadClient {
                 throw new IllegalArgumentException("expected HOST PORT NCHILDREN NREQUESTS [MILLIS], got " + positional.size() + " argument(s)");
             }
             String host = positional.get(0);
-            int port = (int) positive("PORT", positional.get(1));
-            if (port > 65535) {
-                throw new IllegalArgumentException("PORT must be 1..65535, got " + port);
-            }
-            int children = (int) positive("NCHILDREN", positional.get(2));
-            int requests = (int) positive("NREQUESTS", positional.get(3));
-            long millis = positional.size() == 5 ? nonNegative("MILLIS", positional.get(4)) : -1;
-            if (millis > Protocol.MAX_DELAY_MS) {
-                throw new IllegalArgumentException("MILLIS must be at most " + Protocol.MAX_DELAY_MS + ", got " + millis);
+            // Every number in its range before any work: nothing is truncated to fit an int.
+            int port = (int) within("PORT", positional.get(1), 1, 65535);
+            int children = (int) within("NCHILDREN", positional.get(2), 1, 100_000);
+            int requests = (int) within("NREQUESTS", positional.get(3), 1, 10_000_000);
+            long millis = positional.size() == 5 ? within("MILLIS", positional.get(4), 0, Protocol.MAX_DELAY_MS) : -1;
+            if (json != null) {
+                writable(Path.of(json));  // before the load, not after it
             }
             try {
                 java.net.InetAddress.getByName(host);
@@ -295,23 +293,27 @@ public final class LoadClient {
         return args[i];
     }
 
-    private static long positive(String name, String value) {
-        long v = nonNegative(name, value);
-        if (v == 0) {
-            throw new IllegalArgumentException(name + " must be at least 1, got 0");
+    /** A whole number from {@code low} to {@code high}, or an error naming the argument and its range. */
+    static long within(String name, String value, long low, long high) {
+        long v;
+        try {
+            v = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            v = low - 1;  // not a number, or past a long: out of range either way
+        }
+        if (v < low || v > high) {
+            throw new IllegalArgumentException(name + " must be a whole number from " + low + " to " + high + ", got '"
+                    + value + "'");
         }
         return v;
     }
 
-    private static long nonNegative(String name, String value) {
-        try {
-            long v = Long.parseLong(value);
-            if (v < 0) {
-                throw new NumberFormatException();
-            }
-            return v;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number >= 0, got '" + value + "'");
+    /** Refuses, before any work, a --json file that cannot be written. */
+    private static void writable(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir) || Files.isDirectory(file)
+                || (Files.exists(file) && !Files.isWritable(file))) {
+            throw new IllegalArgumentException("cannot write --json " + file + ": its folder must exist and be writable");
         }
     }
 }

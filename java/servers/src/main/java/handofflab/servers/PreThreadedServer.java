@@ -26,6 +26,7 @@ public final class PreThreadedServer extends TcpServer {
     private final List<Thread> workers = new ArrayList<>();
     private final AtomicLong handedOff = new AtomicLong();
     private final AtomicLong taken = new AtomicLong();
+    private final AtomicLong serving = new AtomicLong();  // workers inside handleRequest now
     private volatile String lostReport = "";
 
     /** The design's own handoff class (the catalog's), unless the config names another. */
@@ -92,11 +93,16 @@ public final class PreThreadedServer extends TcpServer {
                     stats.problem(ServerStats.Problem.INVENTED);
                     continue;
                 }
+                serving.incrementAndGet();
                 synchronized (taken) {
                     taken.incrementAndGet();
                     taken.notifyAll();
                 }
-                handleRequest(c);
+                try {
+                    handleRequest(c);
+                } finally {
+                    serving.decrementAndGet();
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();  // forced shutdown
@@ -118,15 +124,18 @@ public final class PreThreadedServer extends TcpServer {
         if (!join(acceptor, deadlineNanos)) {
             acceptor.interrupt();
             workers.forEach(Thread::interrupt);
-            lostReport = "the acceptor was still blocked in " + handoffName + ".put (full, and no worker taking?)";
+            lostReport = serving.get() > 0
+                    ? "the acceptor was still waiting to put into a full " + handoffName + " while " + serving.get()
+                      + " worker(s) were serving when the grace period ended (a longer --grace-ms lets them finish)"
+                    : "the acceptor was still blocked in " + handoffName + ".put while no worker was serving: "
+                      + "the handoff is full, and no worker takes from it";
             return false;
         }
         synchronized (taken) {
             while (taken.get() < handedOff.get()) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
-                    lostReport = (handedOff.get() - taken.get()) + " connection(s) handed off to " + handoffName
-                            + " were never taken: the handoff lost them";
+                    lostReport = untaken();
                     workers.forEach(Thread::interrupt);
                     return false;
                 }
@@ -154,11 +163,30 @@ public final class PreThreadedServer extends TcpServer {
         for (Thread t : workers) {
             if (!join(t, deadlineNanos)) {
                 workers.forEach(Thread::interrupt);
-                lostReport = "workers did not stop in time";
+                lostReport = serving.get() + " connection(s) still being served when the grace period ended "
+                        + "(a longer --grace-ms lets them finish)";
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * What the handoff still holds when the grace period ends, and why. It is blamed only when its
+     * own ledger proves a loss: connections put and never taken while no worker is serving and
+     * every worker waits in take().
+     */
+    private String untaken() {
+        long queued = handedOff.get() - taken.get(), busy = serving.get();
+        boolean allWaiting = workers.stream().allMatch(t -> t.getState() == Thread.State.WAITING
+                || t.getState() == Thread.State.BLOCKED || t.getState() == Thread.State.TIMED_WAITING);
+        if (busy == 0 && allWaiting) {
+            return queued + " connection(s) handed off to " + handoffName + " were never taken while every worker "
+                    + "waited in take(): the handoff lost them";
+        }
+        return queued + " connection(s) still queued in " + handoffName + " and " + busy + " being served when the "
+                + "grace period ended (a request may ask for up to " + Protocol.MAX_DELAY_MS / 1000 + " s of work: "
+                + "a longer --grace-ms lets them finish)";
     }
 
     /** Why the last shutdown did not drain, or "". */

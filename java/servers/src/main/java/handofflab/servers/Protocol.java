@@ -2,6 +2,7 @@ package handofflab.servers;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -48,19 +49,29 @@ public final class Protocol {
         return line.getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** Reads one request line (ending in '\n' or at the client's half-close), within {@code timeoutMs} in all. */
-    public static Request read(InputStream in, long timeoutMs) throws IOException, BadRequest {
+    /**
+     * Reads one request line (ending in '\n' or at the client's half-close), within {@code timeoutMs}
+     * in all, by the clock: each read may wait only for what is left of it, so a drip-feeding client
+     * is cut off at the deadline, not one read later.
+     */
+    public static Request read(Socket s, long timeoutMs) throws IOException, BadRequest {
+        InputStream in = s.getInputStream();
         byte[] line = new byte[MAX_REQUEST_BYTES];
         int n = 0;
         long deadline = System.nanoTime() + timeoutMs * 1_000_000;
         while (true) {
             int b;
+            long left = (deadline - System.nanoTime()) / 1_000_000;
             try {
+                if (left <= 0) {
+                    throw new SocketTimeoutException();
+                }
+                s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
                 b = in.read();
             } catch (SocketTimeoutException e) {
                 b = -2;
             }
-            if (b == -2 || System.nanoTime() > deadline) {  // a drip-feeding client is cut off too
+            if (b == -2) {
                 throw new BadRequest(ServerStats.Problem.TIMEOUT, "no complete request within " + timeoutMs + " ms");
             }
             if (b == -1 || b == '\n') {
@@ -75,6 +86,23 @@ public final class Protocol {
             throw new BadRequest(ServerStats.Problem.EMPTY, "empty request");
         }
         return parse(new String(Arrays.copyOf(line, n), StandardCharsets.US_ASCII).strip());
+    }
+
+    /**
+     * Loads every class the serving path needs, at start: a server that runs out of file
+     * descriptors before its first request could not open its own jar to load them later, and a
+     * class that fails to load stays failed for the life of the JVM.
+     */
+    static void preload() {
+        try {
+            parse("0 0");
+            parse("x");
+        } catch (BadRequest expected) {
+            // the class of a refusal is loaded too
+        }
+        reply(0);
+        error("preload");
+        new SocketTimeoutException().getMessage();
     }
 
     static Request parse(String line) throws BadRequest {

@@ -13,6 +13,8 @@ public record ServerConfig(String design, String bind, int port, int workers, in
 
     public static final int WORKERS = 50, SLOTS = 101, BACKLOG = 1024;
     public static final long DELAY_MS = 25, REQUEST_TIMEOUT_MS = 5_000;
+    /** Bounds that keep a typo from asking for millions of threads or a gigabyte of slots. */
+    public static final int MAX_WORKERS = 10_000, MAX_SLOTS = 1_000_003;
 
     public static ServerConfig of(String design) {
         return new ServerConfig(design, "127.0.0.1", 0, WORKERS, SLOTS, DELAY_MS, REQUEST_TIMEOUT_MS, BACKLOG, null);
@@ -48,20 +50,20 @@ public record ServerConfig(String design, String bind, int port, int workers, in
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port must be 0..65535 (0: any free port), got " + port);
         }
-        if (workers < 1) {
-            throw new IllegalArgumentException("--workers must be at least 1, got " + workers);
+        if (workers < 1 || workers > MAX_WORKERS) {
+            throw new IllegalArgumentException("--workers must be at least 1 (and at most " + MAX_WORKERS + "), got " + workers);
         }
-        if (slots < 1) {
-            throw new IllegalArgumentException("--slots must be at least 1, got " + slots);
+        if (slots < 1 || slots > MAX_SLOTS) {
+            throw new IllegalArgumentException("--slots must be at least 1 (and at most " + MAX_SLOTS + "), got " + slots);
         }
         if (delayMs < 0 || delayMs > Protocol.MAX_DELAY_MS) {
             throw new IllegalArgumentException("--delay-ms must be 0.." + Protocol.MAX_DELAY_MS + ", got " + delayMs);
         }
-        if (requestTimeoutMs < 1) {
-            throw new IllegalArgumentException("--request-timeout-ms must be at least 1, got " + requestTimeoutMs);
+        if (requestTimeoutMs < 1 || requestTimeoutMs > 3_600_000) {
+            throw new IllegalArgumentException("--request-timeout-ms must be 1..3600000 (an hour), got " + requestTimeoutMs);
         }
-        if (backlog < 1) {
-            throw new IllegalArgumentException("--backlog must be at least 1, got " + backlog);
+        if (backlog < 1 || backlog > 65_535) {
+            throw new IllegalArgumentException("--backlog must be 1..65535, got " + backlog);
         }
         if (handoff != null && !d.preThreaded()) {
             throw new IllegalArgumentException("--handoff applies to the pre-threaded designs "

@@ -5,32 +5,47 @@ import java.io.PrintStream;
 
 /**
  * {@code ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N]
- * [--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS]}: runs one design
- * until Ctrl-C (or SIGTERM), then serves what it accepted and prints its counts.
- * Exit codes: 0 served and drained; 1 could not drain; 2 bad arguments or cannot bind.
+ * [--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS] [--grace-ms N]}: runs
+ * one design until Ctrl-C (or SIGTERM), then serves what it accepted, for at most the grace
+ * period (default: as long as the longest request may take), and prints its counts.
+ * Exit codes: 0 every accepted connection served or counted as a problem; 1 not (it could not
+ * drain, or a connection is unaccounted for); 2 bad arguments or cannot bind.
  */
 public final class ServerMain {
     static final String USAGE = "usage: ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N] "
-            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS]";
+            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS] [--grace-ms N]";
 
     private ServerMain() {
     }
 
     public static void main(String[] args) {
+        long[] grace = {-1};
+        try {
+            args = withoutGrace(args, grace);
+        } catch (IllegalArgumentException e) {
+            System.err.println("serve: " + e.getMessage());
+            System.exit(2);
+        }
         TcpServer server = start(args, System.out, System.err);
         if (server == null) {
             System.exit(2);
         }
+        // As long as the longest request may take: its request, its work, and the client's close.
+        long graceMs = grace[0] >= 0 ? grace[0] : Protocol.MAX_DELAY_MS + 2 * server.config().requestTimeoutMs();
         // The server's threads keep the JVM alive; Ctrl-C or SIGTERM runs this hook, which drains
         // and then ends the JVM with an exit code that says whether it drained.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             System.out.println("stopping: no new connections; serving the ones accepted ...");
             int code = 1;
             try {
-                boolean drained = server.shutdown(30_000);
-                System.out.println((drained ? "stopped cleanly: " : "stopped WITHOUT draining: " + lost(server) + "; ")
+                boolean drained = server.shutdown(graceMs);
+                long unaccounted = server.stats().unaccounted();
+                String why = !drained ? lost(server)
+                        : unaccounted != 0 ? unaccounted + " accepted connection(s) were neither served nor counted as a problem"
+                        : "";
+                System.out.println((why.isEmpty() ? "stopped cleanly: " : "stopped WITHOUT draining: " + why + "; ")
                         + server.stats().summary());
-                code = drained ? 0 : 1;
+                code = why.isEmpty() ? 0 : 1;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -40,7 +55,24 @@ public final class ServerMain {
     }
 
     private static String lost(TcpServer server) {
-        return server instanceof PreThreadedServer ? ((PreThreadedServer) server).lostReport() : "threads still running";
+        return server instanceof PreThreadedServer ? ((PreThreadedServer) server).lostReport()
+                : "connections were still being served when the grace period ended (a longer --grace-ms lets them finish)";
+    }
+
+    /** The arguments without {@code --grace-ms N}, whose value goes to {@code grace[0]}. */
+    static String[] withoutGrace(String[] args, long[] grace) {
+        java.util.List<String> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--grace-ms") && i + 1 < args.length) {
+                grace[0] = number("--grace-ms", args[++i]);
+                if (grace[0] < 0 || grace[0] > 3_600_000) {
+                    throw new IllegalArgumentException("--grace-ms must be 0..3600000 (an hour), got " + grace[0]);
+                }
+            } else {
+                rest.add(args[i]);
+            }
+        }
+        return rest.toArray(new String[0]);
     }
 
     /** Parses, builds, binds and starts; prints the problem and returns null when it cannot. */

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -30,14 +31,19 @@ public abstract class TcpServer {
     protected TcpServer(ServerConfig config) throws IOException {
         config.validate();
         this.config = config;
+        Protocol.preload();  // before any connection can use up the file descriptors it would take
         listener = new ServerSocket();
         listener.setReuseAddress(true);
         try {
             listener.bind(new InetSocketAddress(InetAddress.getByName(config.bind()), config.port()), config.backlog());
         } catch (BindException e) {
             listener.close();
-            throw new BindException("port " + config.port() + " on " + config.bind() + " is in use (" + e.getMessage()
-                    + "): stop the other server, or pick another port with --port (0: any free port)");
+            if (String.valueOf(e.getMessage()).contains("in use")) {
+                throw new BindException("port " + config.port() + " on " + config.bind() + " is in use (" + e.getMessage()
+                        + "): stop the other server, or pick another port with --port (0: any free port)");
+            }
+            throw new BindException("cannot listen on " + config.bind() + ":" + config.port() + " (" + e.getMessage()
+                    + "): --bind takes an address of this machine, e.g. 127.0.0.1 or 0.0.0.0 (all of them)");
         }
     }
 
@@ -118,10 +124,35 @@ public abstract class TcpServer {
         }
     }
 
-    /** The accept loop for a sink that never waits (it serves, starts or queues at once). */
+    /**
+     * The accept loop for a sink that never waits (it serves, starts or queues at once). A sink
+     * that cannot (no thread can be started: out of memory or processes) closes that connection,
+     * counted, and the loop goes on: the server serves again once the pressure ends.
+     */
     protected final void acceptEachAtOnce(Consumer<Socket> sink) {
         for (Socket s = accept(); s != null; s = accept()) {
-            sink.accept(s);
+            try {
+                sink.accept(s);
+            } catch (Error | RuntimeException e) {
+                exhausted(e);
+                try {
+                    s.close();
+                } catch (IOException | Error closing) {
+                    // nothing more can be done for it: it is counted
+                }
+                pause();
+            }
+        }
+    }
+
+    private final AtomicBoolean saidExhausted = new AtomicBoolean();
+
+    /** Counts a connection lost to resource exhaustion, and says so once (not once per connection). */
+    protected final void exhausted(Throwable e) {
+        stats.problem(ServerStats.Problem.EXHAUSTED);
+        if (saidExhausted.compareAndSet(false, true)) {
+            System.err.println("server: out of resources while serving (" + e + "); each such connection is "
+                    + "counted as 'exhausted', and the server goes on");
         }
     }
 
@@ -135,19 +166,18 @@ public abstract class TcpServer {
     }
 
     /**
-     * Serves one connection: read the request, do the simulated work t_r, write the 4000-byte
-     * reply, then wait for the client to close first. Never throws: every problem is counted and
-     * the connection is closed.
+     * Serves one connection, each phase within a deadline: the request within the request timeout
+     * (by the clock), the work t_r (at most Protocol.MAX_DELAY_MS), the 4000-byte reply (it fits
+     * in the socket's send buffer, so writing never waits for the client), then the client's close
+     * within the request timeout again. Served only if the client did not reset before reading
+     * its reply. Never throws: every problem is counted and the connection is closed.
      */
     // ANCHOR: handle
     public final void handleRequest(Socket s) {
         try (s) {
-            s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, config.requestTimeoutMs()));
-            InputStream in = s.getInputStream();
-            OutputStream out = s.getOutputStream();
             Protocol.Request request;
             try {
-                request = Protocol.read(in, config.requestTimeoutMs());
+                request = Protocol.read(s, config.requestTimeoutMs());
             } catch (Protocol.BadRequest e) {
                 stats.problem(e.problem);
                 refuse(s, e.getMessage());
@@ -157,16 +187,22 @@ public abstract class TcpServer {
             if (delay > 0) {
                 Thread.sleep(delay);  // the paper's simulated work
             }
+            OutputStream out = s.getOutputStream();
             out.write(Protocol.reply(request.id()));
             out.flush();
-            stats.served(request.id());
-            awaitClientClose(in);
+            if (awaitClientClose(s, config.requestTimeoutMs())) {
+                stats.served(request.id());
+            } else {
+                stats.problem(ServerStats.Problem.RESET);  // it closed without reading the reply
+            }
         } catch (SocketTimeoutException e) {
             stats.problem(ServerStats.Problem.TIMEOUT);
         } catch (IOException e) {
             stats.problem(ServerStats.Problem.RESET);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();  // a forced shutdown: the connection closes unserved
+        } catch (Error | RuntimeException e) {  // out of file descriptors, threads or memory
+            exhausted(e);
         }
     }
     // ANCHOR_END: handle
@@ -179,22 +215,33 @@ public abstract class TcpServer {
         try {
             s.getOutputStream().write(Protocol.error(reason));
             s.shutdownOutput();
-            s.setSoTimeout(100);
-            awaitClientClose(s.getInputStream());
+            awaitClientClose(s, 100);
         } catch (IOException e) {
             // the client is gone already: nothing more to tell it
         }
     }
 
-    private static void awaitClientClose(InputStream in) {
+    /**
+     * Waits, until {@code timeoutMs} have passed by the clock, for the client to close. True when
+     * it closed, or kept the connection (or kept talking) past the deadline and is cut off; false
+     * when it reset the connection, as a client does that closes before reading what it was sent.
+     */
+    private static boolean awaitClientClose(Socket s, long timeoutMs) {
+        long deadline = System.nanoTime() + timeoutMs * 1_000_000;
         try {
+            InputStream in = s.getInputStream();
             byte[] sink = new byte[256];
-            long budget = 1 << 16;  // a client that keeps talking is cut off
-            for (int n = in.read(sink); n >= 0 && budget > 0; n = in.read(sink)) {
-                budget -= n;
+            for (long left = timeoutMs; left > 0; left = (deadline - System.nanoTime()) / 1_000_000) {
+                s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, left));
+                if (in.read(sink) < 0) {
+                    return true;
+                }
             }
+            return true;
+        } catch (SocketTimeoutException e) {
+            return true;
         } catch (IOException e) {
-            // reset or timeout after the reply: the request was served; nothing to count
+            return false;
         }
     }
 

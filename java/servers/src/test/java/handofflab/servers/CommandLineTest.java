@@ -44,7 +44,8 @@ class CommandLineTest {
 
     @Test
     void workersMustBePositive() {
-        assertTrue(serveRefuses("Pipes", "--workers", "0").contains("--workers must be at least 1, got 0"));
+        assertTrue(serveRefuses("Pipes", "--workers", "0").contains("--workers must be at least 1 (and at most 10000), got 0"));
+        assertTrue(serveRefuses("ThreadPool", "--workers", "100000000").contains("at most 10000"));  // not 10^8 threads
         assertTrue(serveRefuses("LockedAccept", "--workers", "-3").contains("--workers must be at least 1"));
         assertTrue(serveRefuses("SharedBuffer", "--workers", "many").contains("--workers needs a whole number"));
     }
@@ -82,7 +83,7 @@ class CommandLineTest {
     void theClientRefusesBadArgumentsWithExitCode2() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         assertEquals(2, client(out, err, "127.0.0.1", "8080", "many", "20"));
-        assertTrue(err.toString().contains("NCHILDREN must be a whole number >= 0, got 'many'"), err.toString());
+        assertTrue(err.toString().contains("NCHILDREN must be a whole number from 1 to 100000, got 'many'"), err.toString());
         assertEquals(2, client(out, err, "127.0.0.1", "8080", "0", "20"));
         assertEquals(2, client(out, err, "127.0.0.1", "8080"));
         assertTrue(err.toString().contains("expected HOST PORT NCHILDREN NREQUESTS [MILLIS]"), err.toString());
