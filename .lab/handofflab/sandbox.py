@@ -44,9 +44,14 @@ _UIDS = itertools.count(200_000 + (os.getpid() % 4096) * 64)
 _UNSHARE = ["unshare", "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc"]
 
 
+ISSUED: set[int] = set()  # the uids this process handed out (its gradings', nobody else's)
+
+
 def new_uid() -> int:
     """A uid for one grading's runs: its files, its process limit, nobody else's."""
-    return next(_UIDS)
+    uid = next(_UIDS)
+    ISSUED.add(uid)
+    return uid
 
 
 def _isolation() -> str:

@@ -135,3 +135,20 @@ def test_bad_numbers_and_addresses_are_named_before_any_work(tmp_path):
                                                 ["Iterative", "--port", "0", "--bind", "192.0.2.1"]),
                            capture_output=True, text=True, timeout=60)
     assert serve.returncode == 2 and "cannot listen on 192.0.2.1" in serve.stderr and "in use" not in serve.stderr
+
+
+def test_the_request_deadline_holds_by_the_clock():
+    """Before: each read could wait the whole timeout again, so a client that sent a byte just
+    before the deadline, then stalled, held its worker for about twice the timeout. The margins
+    here are seconds wide: only a deadline kept by the next read, not the clock, misses them."""
+    server = Server("SharedBuffer", "--workers", "1", "--request-timeout-ms", "3000", "--delay-ms", "0")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+        start = time.monotonic()
+        time.sleep(2.7)
+        s.sendall(b"1")  # just before the deadline; then nothing more
+        said = s.recv(4096)  # the server's refusal, then its close
+        cut_after = time.monotonic() - start
+    assert said.startswith(b"ERR no complete request within 3000 ms"), said
+    assert cut_after < 4.5, f"cut off after {cut_after:.1f} s: the old per-read timeout took about 5.7 s"
+    code, out, err = server.stop()
+    assert code == 0 and "timeout 1" in out, out + err
