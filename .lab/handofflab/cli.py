@@ -231,6 +231,19 @@ def bench_handoffs(mode, impls, workers):
     _exit_if_partial(mod.run(mode, list(impls) or None, ns))
 
 
+@bench.command("heap")
+@click.option("--design", default="SharedBuffer", show_default=True, help="the server design to run")
+@click.option("--rounds", default=8, show_default=True, help="rounds of load; the first is the baseline")
+@click.option("--requests", "per_round", default=50_000, show_default=True, help="requests per round")
+def bench_heap(design, rounds, per_round):
+    """A long run's live heap, read by a class histogram (jcmd) after each round of load: it must
+    stop growing once the server's window of remembered ids is full. CSV, summary and a plot in
+    results/bench/heap/; exit 1 if the kept ids pass their documented bound."""
+    from handofflab import bench_heap as mod, catalog
+    catalog.load().server(design)  # an unknown design is named before a JVM starts
+    _exit_if_partial(mod.run(design, rounds, per_round))
+
+
 def _exit_if_partial(out: Path) -> None:
     """A benchmark with failed points keeps what it measured, and says so with exit code 1."""
     if (out / "summary.md").read_text().startswith("**PARTIAL"):

@@ -122,6 +122,25 @@ def test_shutdown_waits_for_long_requests_and_blames_no_correct_handoff():
     assert "lost them" not in out
 
 
+def test_a_client_that_closes_before_its_reply_is_not_served():
+    """Before: a client that sent its request and closed at once counted as served. A client that
+    half-closes (shuts down its sending side, then reads) still gets its whole reply, and is served."""
+    server = Server("SharedBuffer", "--workers", "2", "--delay-ms", "0")
+    for i, millis in enumerate((0, 50, 200)):  # the reply comes after the close, however soon
+        with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+            s.sendall(f"{i} {millis}\n".encode())
+    for i in range(3, 6):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+            s.sendall(f"{i} 20\n".encode())
+            s.shutdown(socket.SHUT_WR)
+            reply = b""
+            while chunk := s.recv(65536):
+                reply += chunk
+        assert reply.startswith(f"OK {i}\n".encode()) and len(reply) == 4000, reply[:80]  # not a byte more
+    code, out, err = server.stop()
+    assert code == 0 and "accepted 6, served 3, problems: reset 3" in out, out + err
+
+
 def test_bad_numbers_and_addresses_are_named_before_any_work(tmp_path):
     cp = servers.java_command("handofflab.servers.LoadClient", [])
     for args, says in ((["127.0.0.1", "4294975376", "1", "1"], "PORT must be a whole number from 1 to 65535"),
