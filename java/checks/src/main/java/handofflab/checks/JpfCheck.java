@@ -2,13 +2,16 @@ package handofflab.checks;
 
 import handofflab.handoffs.CheckProfile;
 import java.io.File;
-import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The optional JPF backend. Java PathFinder is in no package registry, so the
@@ -22,14 +25,38 @@ import java.util.List;
  */
 public final class JpfCheck {
     static final String HOWTO = "JPF is optional and in no package registry, so the kit never downloads it. "
-            + "Build jpf-core yourself (its README: ./gradlew buildJars), then export JPF_HOME=/path/to/jpf-core "
+            + "Build jpf-core's java-17 branch with a JDK 17 (git clone -b java-17 https://github.com/javapathfinder/jpf-core; "
+            + "cd jpf-core; ./gradlew buildJars; its master branch needs Java 11), then export JPF_HOME=/path/to/jpf-core "
             + "(the folder holding build/jpf.jar) and run ./lab check java --jpf.";
+    /** JPF's budget, in work: new states explored. Every catalogued search needs under 100 000. */
+    static final int MAX_STATES = Integer.getInteger("handofflab.jpf.max_states", 2_000_000);
 
     private JpfCheck() {
     }
 
+    /** JPF on the driver, handing connections through the handoff {@code name} built as {@code profile} says. */
     public static Verdict run(String name, CheckProfile profile) throws Exception {
-        Verdict v = new Verdict("jpf", name);
+        return explore(new Verdict("jpf", name), JpfDriver.class.getName(),
+                name + "," + profile.size + "," + profile.jpfAcceptors + "," + ids(profile));  // JPF splits target.args at commas
+    }
+
+    private static String ids(CheckProfile profile) {
+        StringBuilder sb = new StringBuilder();
+        for (int id : profile.jpfIds) {
+            sb.append(sb.length() == 0 ? "" : "/").append(id);
+        }
+        return sb.toString();
+    }
+
+    /** JPF on any program of the checks module: {@code JpfCheck CLASS [ARGS]} prints the verdict as JSON. */
+    public static void main(String[] args) throws Exception {
+        String target = args.length > 0 ? args[0] : NotifyWitness.class.getName();
+        Verdict v = explore(new Verdict("jpf", target.substring(target.lastIndexOf('.') + 1)), target,
+                args.length > 1 ? args[1] : "");
+        System.out.println(v.toJson());
+    }
+
+    static Verdict explore(Verdict v, String target, String targetArgs) throws Exception {
         String home = System.getenv("JPF_HOME");
         File jar = home == null ? null : new File(home, "build/jpf.jar");
         if (jar == null || !jar.isFile()) {
@@ -43,10 +70,14 @@ public final class JpfCheck {
             "+site=" + site,
             "+classpath=" + ownClasspath(),
             "+sourcepath=" + ownSources(),  // so that traces show source lines
-            "+target=" + JpfDriver.class.getName(),
-            "+target.args=" + name + "," + profile.size + "," + profile.jpfAcceptors,  // JPF splits them at commas
+            "+target=" + target,
+            "+target.args=" + targetArgs,
             "+search.multiple_errors=false",
             "+report.console.property_violation=error,trace",
+            "+vm.enable_assertions=handofflab.*",  // the kit's own asserts (the PHT's probe bound), in JPF only
+            "+cg.enumerate_random=true",  // java.util.Random's draws (the PHT's probe start) become JPF choices
+            "+listener=gov.nasa.jpf.listener.BudgetChecker",
+            "+budget.max_state=" + MAX_STATES,
         };
         try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toURI().toURL()}, ClassLoader.getPlatformClassLoader())) {
             Class<?> jpfClass = loader.loadClass("gov.nasa.jpf.JPF");
@@ -56,8 +87,15 @@ public final class JpfCheck {
             jpfClass.getMethod("run").invoke(jpf);
             v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
             statistics(jpf, v);
+            Object search = jpfClass.getMethod("getSearch").invoke(jpf);
+            String limit = (String) search.getClass().getMethod("getLastSearchConstraint").invoke(search);
             boolean found = (Boolean) jpfClass.getMethod("foundErrors").invoke(jpf);
-            if (found) {
+            String property = found ? firstProperty(jpf) : "";
+            String noVerdict = whyNoVerdict(((Number) v.stats.getOrDefault("newStates", 0)).longValue(), limit, property);
+            if (noVerdict != null) {
+                v.verdict = "incomplete";
+                v.detail = noVerdict;
+            } else if (found) {
                 describe(jpf, v);
             } else {
                 v.detail = "every interleaving explored: no deadlock, exactly-once holds";
@@ -66,6 +104,29 @@ public final class JpfCheck {
             Files.deleteIfExists(site);
         }
         return v;
+    }
+
+    /**
+     * Why a finished JPF run gives no verdict, or null when it gives one. A search that explored
+     * nothing (the driver or the class under check did not load: JPF only logs it) or that stopped
+     * at a limit (the state budget, memory) has not seen every interleaving: never a pass. An
+     * error found before the limit is still a verdict; running out of memory is not one.
+     */
+    static String whyNoVerdict(long newStates, String limit, String property) {
+        if (newStates == 0) {
+            return "JPF explored no state: it could not start the program (a class that did not load? "
+                    + "see JPF's log above); not a pass";
+        }
+        if (property.contains("OutOfMemory") || (property.isEmpty() && limit != null)) {
+            return "JPF stopped before it had explored every interleaving (" + (limit == null ? property : limit)
+                    + ", after " + newStates + " states); not a pass. Give it more memory or a smaller profile";
+        }
+        return null;
+    }
+
+    private static String firstProperty(Object jpf) throws ReflectiveOperationException {
+        List<?> errors = (List<?>) jpf.getClass().getMethod("getSearchErrors").invoke(jpf);
+        return errors.isEmpty() ? "" : errors.get(0).getClass().getMethod("getProperty").invoke(errors.get(0)).getClass().getSimpleName();
     }
 
     /** The classes JPF must load: this module and the handoffs, from our own class path. */
@@ -118,22 +179,98 @@ public final class JpfCheck {
             v.detail = rest.lines().findFirst().orElse(rest);
         }
         Object path = error.getClass().getMethod("getPath").invoke(error);
+        Map<String, String> lastLine = new LinkedHashMap<>();
+        List<String> lanes = new ArrayList<>();        // one row per run of transitions by one thread
+        List<List<String>> rows = new ArrayList<>();
+        List<String> choices = new ArrayList<>();
         for (Object transition : (Iterable<?>) path) {
             Object info = transition.getClass().getMethod("getThreadInfo").invoke(transition);
             String thread = String.valueOf(info.getClass().getMethod("getName").invoke(info));
-            String line = "";
-            for (Object step : (Iterable<?>) transition) {
-                Method loc = step.getClass().getMethod("getLocationString");
-                String where = String.valueOf(loc.invoke(step));
-                if (where.contains("Buffer.java") || where.contains("JpfDriver.java")) {
-                    Object src = step.getClass().getMethod("getLineString").invoke(step);
-                    String file = where.substring(where.lastIndexOf('/') + 1);
-                    line = (src == null ? "" : String.valueOf(src).trim() + "  ") + "(" + file + ")";
+            List<String> lines = kitLines(transition);
+            if (!lines.isEmpty() && lines.get(0).equals(lastLine.get(thread))) {
+                lines.remove(0);  // a transition starts again at the line where the thread was switched out
+            }
+            String chose = choice(transition);
+            if (lines.isEmpty() && chose.isEmpty()) {
+                continue;
+            }
+            boolean same = !lanes.isEmpty() && lanes.get(lanes.size() - 1).equals(thread);
+            if (!same) {  // another thread ran in between: a new row
+                lanes.add(thread);
+                rows.add(new ArrayList<>());
+                choices.add("");
+            }
+            int last = rows.size() - 1;
+            for (String line : lines) {  // a line repeated later (a second put) stays: only a run of one collapses
+                List<String> row = rows.get(last);
+                if (row.isEmpty() || !row.get(row.size() - 1).equals(line)) {
+                    row.add(line);
                 }
             }
-            if (!line.isEmpty()) {
-                v.steps.add(new String[] {thread, line, ""});
+            if (!chose.isEmpty()) {
+                choices.set(last, (choices.get(last).isEmpty() ? "" : choices.get(last) + "; ") + chose);
             }
+            if (!lines.isEmpty()) {
+                lastLine.put(thread, lines.get(lines.size() - 1));
+            }
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            List<String> lines = rows.get(i);
+            String action = String.join("; ", lines);
+            if (lines.size() > MAX_LINES_PER_STEP) {  // how the run began, and where it was switched out
+                int tail = MAX_LINES_PER_STEP - 2;
+                action = String.join("; ", lines.subList(0, 2)) + "; ... " + (lines.size() - MAX_LINES_PER_STEP)
+                        + " lines ...; " + String.join("; ", lines.subList(lines.size() - tail, lines.size()));
+            }
+            v.steps.add(new String[] {lanes.get(i), action, choices.get(i)});
+        }
+        // where each thread ended: its state in JPF's deadlock report (WAITING, BLOCKED, ...) at its last line
+        Matcher m = Pattern.compile("name:([^,}]+),status:(\\w+)").matcher(details);
+        Map<String, String> status = new LinkedHashMap<>();
+        while (m.find()) {
+            status.put(m.group(1), m.group(2));
+        }
+        for (Map.Entry<String, String> e : lastLine.entrySet()) {
+            String state = status.getOrDefault(e.getKey(), status.isEmpty() ? "" : "TERMINATED");
+            v.ending.put(e.getKey(), (state.isEmpty() ? "last at " : state + " at ") + e.getValue());
+        }
+    }
+
+    static final int MAX_LINES_PER_STEP = 8;
+
+    /**
+     * The source lines a transition ran in the kit's own classes (the class under check, its
+     * parents, the driver), each once in order: JPF's trace, not a filter on file names.
+     */
+    private static List<String> kitLines(Object transition) throws ReflectiveOperationException {
+        List<String> lines = new ArrayList<>();
+        String previous = "";
+        for (Object step : (Iterable<?>) transition) {
+            String where = String.valueOf(step.getClass().getMethod("getLocationString").invoke(step));
+            if (!where.contains("handofflab/") || where.equals(previous)) {
+                continue;
+            }
+            previous = where;
+            Object src = step.getClass().getMethod("getLineString").invoke(step);
+            if (src == null || String.valueOf(src).isBlank()) {
+                continue;  // no source line (a synthetic step): nothing to show
+            }
+            String line = String.valueOf(src).trim() + "  (" + where.substring(where.lastIndexOf('/') + 1) + ")";
+            if (lines.isEmpty() || !lines.get(lines.size() - 1).equals(line)) {
+                lines.add(line);
+            }
+        }
+        return lines;
+    }
+
+    /** What JPF chose at the start of a transition, when it was a value (a random draw), not a thread. */
+    private static String choice(Object transition) {
+        try {
+            Object cg = transition.getClass().getMethod("getChoiceGenerator").invoke(transition);
+            Object next = cg.getClass().getMethod("getNextChoice").invoke(cg);
+            return next instanceof Number ? "JPF chose " + next + " (" + cg.getClass().getMethod("getId").invoke(cg) + ")" : "";
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return "";
         }
     }
 }

@@ -6,34 +6,41 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The program JPF explores: one acceptor (two where the catalog says jpf_acceptors = 2:
- * TwoProducerPht) hands connections 1 and 2 (1 and 4) through a one-slot handoff to two workers that take one each — the smallest set-up in
- * which notify()'s lost wake-up can happen. JPF tries every interleaving (and,
- * for notify(), every choice of the thread woken); any deadlock is its
- * NotDeadlockedProperty, and a broken exactly-once is the AssertionError below.
+ * The program JPF explores, as the catalog's check profile says: the connections {@code jpf_ids}
+ * (1 and 2 unless a variant needs others), shared out among {@code jpf_acceptors} acceptors, handed
+ * through the handoff (of {@code size}) to one worker per connection. Two waiting workers and one
+ * acceptor is the smallest set-up in which a lost wake-up can happen. JPF tries every interleaving
+ * and every value a {@code java.util.Random} draw can take (the PHT's probe start); a deadlock is its
+ * NotDeadlockedProperty, a broken exactly-once the AssertionError below, and an assert in the kit's
+ * classes (enabled for JPF only) a broken bound, such as an insert that probes past every slot.
  *
- * <p>Plain threads and monitors only (no java.util.concurrent): JPF models those
- * exactly, and this class compiles for Java 11 as JPF's master branch needs.
+ * <p>Plain threads and monitors only (no java.util.concurrent): JPF models those, except that
+ * jpf-core's notify() wakes nobody when two or more threads wait ({@link NotifyWitness}).
  */
 public final class JpfDriver {
     private JpfDriver() {
     }
 
+    /** Arguments: NAME SIZE ACCEPTORS IDS (IDS as 1/2): the catalog's profile. */
     public static void main(String[] args) throws InterruptedException {
-        String name = args.length > 0 ? args[0] : "MonitorBuffer";  // NAME SIZE ACCEPTORS: the catalog's profile
+        String name = args.length > 0 ? args[0] : "MonitorBuffer";
         Handoff<Integer> handoff = Handoffs.create(name, args.length > 1 ? Integer.parseInt(args[1]) : 1);
-        List<Integer> taken = new ArrayList<>();
-        // Two acceptors only where the bug is a second one (TwoProducerPht); its ids 1 and 4 share a slot.
-        boolean two = args.length > 2 && Integer.parseInt(args[2]) == 2;
-        int first = 1, second = two ? 4 : 2;
-        List<Thread> acceptors = new ArrayList<>();
-        if (two) {
-            acceptors.add(acceptor(handoff, "acceptor-1", first));
-            acceptors.add(acceptor(handoff, "acceptor-2", second));
-        } else {
-            acceptors.add(acceptor(handoff, "acceptor", first, second));
+        int acceptorCount = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        String[] idText = (args.length > 3 ? args[3] : "1/2").split("/");
+        int[] ids = new int[idText.length];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = Integer.parseInt(idText[i]);
         }
-        Thread[] workers = new Thread[2];
+        List<Integer> taken = new ArrayList<>();
+        List<Thread> acceptors = new ArrayList<>();
+        for (int a = 0; a < acceptorCount; a++) {  // ids shared out in turn: with two, 1 and 4 race for one slot
+            List<Integer> mine = new ArrayList<>();
+            for (int i = a; i < ids.length; i += acceptorCount) {
+                mine.add(ids[i]);
+            }
+            acceptors.add(acceptor(handoff, acceptorCount == 1 ? "acceptor" : "acceptor-" + (a + 1), mine));
+        }
+        Thread[] workers = new Thread[ids.length];
         for (int w = 0; w < workers.length; w++) {
             workers[w] = new Thread(() -> {
                 try {
@@ -61,15 +68,17 @@ public final class JpfDriver {
         if (taken.contains(null)) {
             throw new AssertionError("NoInvented: a worker took null, which no acceptor put");
         }
-        if (taken.indexOf(first) != taken.lastIndexOf(first) || taken.indexOf(second) != taken.lastIndexOf(second)) {
-            throw new AssertionError("NoDuplicate: a connection was taken twice: " + taken);
-        }
-        if (!taken.contains(first) || !taken.contains(second)) {
-            throw new AssertionError("NoLoss: connections taken " + taken + ", accepted [" + first + ", " + second + "]");
+        for (int id : ids) {
+            if (taken.indexOf(id) != taken.lastIndexOf(id)) {
+                throw new AssertionError("NoDuplicate: a connection was taken twice: " + taken);
+            }
+            if (!taken.contains(id)) {
+                throw new AssertionError("NoLoss: connections taken " + taken + ", accepted " + java.util.Arrays.toString(ids));
+            }
         }
     }
 
-    private static Thread acceptor(Handoff<Integer> handoff, String name, int... ids) {
+    private static Thread acceptor(Handoff<Integer> handoff, String name, List<Integer> ids) {
         return new Thread(() -> {
             try {
                 for (int id : ids) {

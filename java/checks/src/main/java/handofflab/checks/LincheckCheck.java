@@ -133,7 +133,7 @@ public final class LincheckCheck {
         }
         if (profile.sameSlotTakes) {
             // Two connections wait in the table; two workers take at once. The kit's first two
-            // take starts (mix(0), mix(1)) both probe slot 0 of 3 first, where connection 3
+            // take starts (the first two draws of ParallelHashTable.SEED) both probe slot 0 of 3 first, where connection 3
             // lies (3 % 3 = 0): two workers on one slot inside one claim, every time. Random
             // scenarios rarely line this up; a claim split in two steps (SplitSwapPht) shows here.
             scenarios.add(Arrays.asList(List.of(a(take)), List.of(a(take))));

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * How the checkers build and drive one handoff class: the catalog's {@code [handoff.check]}
  * (specs/catalog.toml), sent by {@code ./lab} and the grader as one argument,
- * {@code size=3;sized_by=slots;bounded=true;acceptors=1;stress_sizes=3;same_slot_takes=true;jpf_acceptors=1}.
+ * {@code size=3;sized_by=slots;bounded=true;acceptors=1;stress_sizes=3;same_slot_takes=true;jpf_acceptors=1;jpf_ids=1/2}.
  * Java keeps no list of the kit's classes: what a class is checked like is the catalog's word.
  */
 public final class CheckProfile {
@@ -24,6 +24,8 @@ public final class CheckProfile {
     public final boolean sameSlotTakes;
     /** Acceptors in JPF's driver. */
     public final int jpfAcceptors;
+    /** The connections JPF's driver hands over, shared out among its acceptors; one worker each. */
+    public final int[] jpfIds;
 
     private CheckProfile(Map<String, String> keys) {
         size = Integer.parseInt(keys.get("size"));
@@ -34,7 +36,8 @@ public final class CheckProfile {
                 .mapToInt(Integer::parseInt).toArray();
         sameSlotTakes = Boolean.parseBoolean(keys.getOrDefault("same_slot_takes", "false"));
         jpfAcceptors = Integer.parseInt(keys.getOrDefault("jpf_acceptors", "1"));
-        if (size < 1 || acceptors < 1 || jpfAcceptors < 1 || !Arrays.asList("slots", "workers", "nothing").contains(sizedBy)) {
+        jpfIds = Arrays.stream(keys.getOrDefault("jpf_ids", "1/2").split("/")).mapToInt(Integer::parseInt).toArray();
+        if (size < 1 || acceptors < 1 || jpfAcceptors < 1 || jpfIds.length < jpfAcceptors || !Arrays.asList("slots", "workers", "nothing").contains(sizedBy)) {
             throw new IllegalArgumentException("profile out of range: " + keys);
         }
     }

@@ -24,8 +24,14 @@ public class ParallelHashTable<T> implements Handoff<T> {
     private final SynchronizedRef<T>[] slots;
     private final Permits free;     // slots a put may fill
     private final Permits filled;   // items a take may find
-    private final Object startLock = new Object();
-    private long starts = 0x9E3779B97F4A7C15L;  // guarded by startLock
+    // The take's random start. java.util.Random, because JPF (cg.enumerate_random) turns each draw
+    // into a choice of every value: it then tries every start and step the paper's random slot
+    // allows, and a worker that probes again draws again rather than counting up (a counter made
+    // TwoProducerPht's state space infinite). On the JVM the seed fixes the sequence: the first two
+    // draws of a table of 3 are key 0 (slot 0, step 1), which Lincheck's targeted scenario needs.
+    static final long SEED = 17;
+    private final java.util.Random starts = new java.util.Random(SEED);
+    private final int keys;  // every (start, step) pair once: m (m - 1) keys, where that fits an int
 
     public ParallelHashTable(int m) {
         this(m, true);
@@ -42,6 +48,7 @@ public class ParallelHashTable<T> implements Handoff<T> {
         }
         free = new Permits(m);
         filled = new Permits(0);
+        keys = m <= 46_341 ? m * (m - 1) : Integer.MAX_VALUE;  // h1 = k mod m, h2 = 1 + k mod (m-1) cover all pairs (CRT)
     }
 
     public static boolean isPrime(int n) {
@@ -84,6 +91,10 @@ public class ParallelHashTable<T> implements Handoff<T> {
         free.acquire();  // a slot is free, and only this producer fills slots
         int key = item.hashCode() & 0x7fffffff;
         for (int i = 0; ; i++) {
+            // a free slot exists and only this producer fills: m probes find it when they visit
+            // every slot (m prime). Checked by JPF, which runs the kit's asserts; the JVM skips it.
+            assert i < slots.length : "EventuallyTaken: an insert probed all " + slots.length
+                    + " slots and found no free one: its probe sequence skips slots (m not prime?)";
             SynchronizedRef<T> slot = probe(key, i);
             if (slot.get() == null) {
                 slot.set(item);
@@ -100,7 +111,7 @@ public class ParallelHashTable<T> implements Handoff<T> {
     public T take() throws InterruptedException {
         filled.acquire();  // an item is there for this worker (others may take it: probe on)
         while (true) {
-            int key = (int) (mix(nextStart()) & 0x7fffffff);  // a pseudo-random start
+            int key = starts.nextInt(keys);  // a random start slot and step
             for (int i = 0; i < slots.length; i++) {
                 T item = claim(probe(key, i));
                 if (item != null) {
@@ -111,12 +122,6 @@ public class ParallelHashTable<T> implements Handoff<T> {
         }
     }
     // ANCHOR_END: take
-
-    private long nextStart() {
-        synchronized (startLock) {  // a monitor, not AtomicLong: JPF's model library lacks its getAndIncrement
-            return starts++;
-        }
-    }
 
     /** The slot of the i-th probe; every probe of put and take goes through here, so
      *  {@link ProbeCountingPht} can count them (Theorems 1 and 2) without a second copy of the loops. */
@@ -129,9 +134,4 @@ public class ParallelHashTable<T> implements Handoff<T> {
         return slot.swap(null);
     }
 
-    private static long mix(long z) {  // SplitMix64's finaliser: spreads consecutive counts
-        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-        return z ^ (z >>> 31);
-    }
 }

@@ -74,6 +74,22 @@ class HandoffContractTest {
     }
 
     @Test
+    void anInsertPastEveryProbeOfAHalfSequenceFailsItsAssert() throws Exception {
+        // What JPF catches in NonPrimePht (JPF runs the kit's asserts; surefire runs with -ea too):
+        // 3 and 1 lie in slots 3 and 1; 7 (h1 = 3, h2 = 2) probes only those two, for ever.
+        assertTrue(NonPrimePht.class.desiredAssertionStatus(), "surefire runs with assertions enabled");
+        NonPrimePht<Integer> pht = new NonPrimePht<>(4);
+        pht.put(3);
+        pht.put(1);
+        AssertionError e = assertThrows(AssertionError.class, () -> pht.put(7));
+        assertTrue(e.getMessage().startsWith("EventuallyTaken: an insert probed all 4 slots"), e.getMessage());
+        ParallelHashTable<Integer> prime = new ParallelHashTable<>(5);  // the same keys, m prime: every slot is visited
+        for (int id : new int[] {3, 1, 7, 8}) {
+            prime.put(id);
+        }
+    }
+
+    @Test
     void moreTakersThanPipesIsRefusedByName() throws Exception {
         PipeHandoff<Integer> pipes = new PipeHandoff<>(1);
         pipes.put(1);
