@@ -54,7 +54,7 @@ def jcmd() -> str:
 def run(design: str = "SharedBuffer", rounds: int = 8, per_round: int = 50_000) -> Path:
     if rounds < 2 or per_round < CHILDREN:
         raise LabError(f"--rounds must be at least 2 and --requests at least {CHILDREN}, got {rounds} and {per_round}",
-                       "the first round is the baseline; e.g. --rounds 6 --requests 50000")
+                       "the first round is the baseline; e.g. --rounds 8 --requests 50000")
     tool = jcmd()
     OUT.mkdir(parents=True, exist_ok=True)
     heading(f"bench heap: {design}, {rounds} rounds x {per_round} requests; a class histogram after each")

@@ -46,8 +46,9 @@ def doctor():
     for col in ("tool", "for", "found", "", "fix"):
         table.add_column(col, overflow="fold")
     for r in rows:
-        table.add_row(r.name, r.purpose, r.version or "—", "[green]ok" if r.ok else "[red]MISSING",
-                      "" if (r.ok and r.version) else r.fix)
+        status = ("[yellow]absent (optional)" if r.optional and not r.version else
+                  "[green]ok" if r.ok else "[red]MISSING")
+        table.add_row(r.name, r.purpose, r.version or "—", status, "" if (r.ok and r.version) else r.fix)
     console.print(table)
     if not all(r.ok for r in rows):
         raise LabError("some required tools are missing", "run the fixes in the table, then `./lab doctor` again")
@@ -83,12 +84,22 @@ def check_specs(name, tier, quiet, translate):
 @click.option("--replay", "replay_file", type=click.Path(path_type=Path),
               help="show a saved counterexample (results/java/*.json or results/specs/*.json)")
 @click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
-def check_java(name, tier, jpf, replay_file, quiet):
+@click.option("--notify-witness", is_flag=True,
+              help="run the program on which the JVM and JPF disagree about notify(): on both (needs JPF_HOME)")
+@click.option("--record-jpf", "record", metavar="NAME", help="keep JPF's counterexample on NAME for the book (book/recorded/)")
+def check_java(name, tier, jpf, replay_file, quiet, notify_witness, record):
     """Run Lincheck and the stress watchdog (and JPF with --jpf) on every Java handoff in the catalog,
     or on NAME: one variant (NotifyBuffer) or one design's variants (SharedBuffer)."""
     from handofflab import javacheck
     if replay_file:
         javacheck.replay(replay_file)
+        return
+    if record:
+        console.print(f"recorded: {javacheck.record_jpf(record)}")
+        return
+    if notify_witness:
+        jvm, jpf_verdict = javacheck.notify_witness()
+        console.print(f"JVM: {jvm}\nJPF: {jpf_verdict['verdict']}: {jpf_verdict['detail']}")
         return
     outcomes = javacheck.check(name, tier, jpf, show_traces=not quiet)
     if not all(o.matches for o in outcomes):

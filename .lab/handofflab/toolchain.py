@@ -103,7 +103,8 @@ def jpf_home() -> Path | None:
 
 
 JPF_HOWTO = ("JPF is optional and is not in any package registry, so the kit never downloads it. "
-             "To use it: build jpf-core yourself (its README: `./gradlew buildJars`), then "
+             "To use it: build jpf-core's java-17 branch with a JDK 17 yourself (`git clone -b java-17 "
+             "https://github.com/javapathfinder/jpf-core`, then `./gradlew buildJars`; master needs Java 11), then "
              "`export JPF_HOME=/path/to/jpf-core` (with build/jpf.jar) and run `./lab check java --jpf`.")
 
 
@@ -116,6 +117,7 @@ class ToolStatus:
     version: str | None
     ok: bool
     fix: str
+    optional: bool = False  # the kit works without it; absent is said as such, never as "ok"
 
 
 def _version(cmd: list[str], pattern: str) -> str | None:
@@ -123,7 +125,8 @@ def _version(cmd: list[str], pattern: str) -> str | None:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except (FileNotFoundError, subprocess.TimeoutExpired):
         return None
-    m = re.search(pattern, out.stdout + out.stderr)
+    said = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out.stdout + out.stderr)  # `mvn -v` colours its version
+    m = re.search(pattern, said)
     return m.group(1) if m else None
 
 
@@ -171,7 +174,7 @@ def doctor() -> list[ToolStatus]:
                            "sudo apt-get install openjdk-17-jdk-headless"))
     j21 = jdk21()
     rows.append(ToolStatus("java ≥ 21", "virtual threads (optional)", str(j21) if j21 else None, True,
-                           "optional: install a JDK 21+ (e.g. Debian openjdk-21-jdk-headless where offered)"))
+                           "optional: install a JDK 21+ (e.g. Debian openjdk-21-jdk-headless where offered)", True))
     mv = _version(["mvn", "-v"], r"Apache Maven (\S+)")
     rows.append(ToolStatus("mvn", "builds java/, fetches TLC and Lincheck", mv, mv is not None,
                            "sudo apt-get install maven"))
@@ -195,11 +198,11 @@ def doctor() -> list[ToolStatus]:
     ch = chromium()
     rows.append(ToolStatus("chromium", "screenshots of the book (optional)",
                            _version([str(ch), "--version"], r"(\d+\.\d+\.\d+\.\d+)") if ch else None, True,
-                           "" if ch else "optional: sudo apt-get install chromium  (for ./lab book screenshots)"))
+                           "" if ch else "optional: sudo apt-get install chromium  (for ./lab book screenshots)", True))
     home = jpf_home()
     jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
     rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,
-                           JPF_HOWTO if not jpf_ok else ""))
+                           JPF_HOWTO if not jpf_ok else "", True))
     from handofflab import sandbox
     full = sandbox.ISOLATION == "full"
     rows.append(ToolStatus("grader sandbox", "network, PID, IPC, mount and uid isolation of submissions",
@@ -207,5 +210,5 @@ def doctor() -> list[ToolStatus]:
                                                                  " (no writable cgroups: per-process limits)"))
                            if full else None, True,
                            "" if full else f"limits only — {sandbox.ISOLATION}; `./lab grade` refuses to grade "
-                           "here unless given --allow-weak-isolation"))
+                           "here unless given --allow-weak-isolation", True))
     return rows

@@ -45,6 +45,10 @@ def test_doctor_lists_every_tool_with_a_version():
         assert tool in rows, f"doctor does not list {tool}"
     for required in ("java", "mvn", "python"):  # this machine runs the tests, so it has them
         assert " ok " in rows[required], rows[required]
+    assert "\x1b[" not in run.stdout  # before: `mvn -v`'s colour code leaked into the version
+    for optional in ("JPF", "chromium"):  # before: an absent optional tool was shown as "ok"
+        found = rows[optional].split("│")[3].strip()
+        assert (found != "—") == (" ok " in rows[optional]) and (found != "—" or "absent (optional)" in rows[optional])
 
 
 def test_an_unknown_command_is_a_usage_error_not_a_traceback():
@@ -57,7 +61,8 @@ BAD_INPUTS = ["grade", "grade nolab x", "grade buffer /nonexistent", "bench serv
               "check java NoSuch", "check specs NoSuch", "verify-verdicts --runs 0", "export-gradescope nolab",
               "grade-batch buffer /nonexistent", "notebooks nosuch", "client 127.0.0.1 4294975376 1 1",
               "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648",
-              "client 127.0.0.1 80 1 x"]
+              "client 127.0.0.1 80 1 x", "bench heap --rounds 1", "bench heap --design NoDesign",
+              "bench handoffs --workers x", "check java --replay /nonexistent.json", "check java --record-jpf NoSuch"]
 
 
 @pytest.mark.parametrize("args", BAD_INPUTS)
