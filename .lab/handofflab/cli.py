@@ -272,9 +272,10 @@ def _exit_if_partial(out: Path) -> None:
               help="grade even where this host cannot isolate submitted code (not root, no namespaces); "
                    "every report then says so")
 def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
-    """Grade SUBMISSION (a folder or .zip) for LAB; writes results.json (Gradescope) and report.md.
-    Exit 0 when graded (whatever the score), 3 when the grader itself failed, 4 when a test could not
-    be graded because the machine was too busy (results.json says which; grade again)."""
+    """Grade SUBMISSION (a folder, a .zip, or the one file the lab asks for) for LAB; writes
+    results.json (Gradescope) and report.md. Exit 0 at full marks, 1 below them, 3 when the grader
+    itself failed, 4 when a test could not be graded because the machine was too busy (results.json
+    says which; grade again)."""
     import grader
     from handofflab import paths
     if reruns:
@@ -290,6 +291,9 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
     if g.pending:
         bad("not every test could be graded: the machine was too busy (see the report); grade again")
         sys.exit(4)
+    if g.score < g.max_score:
+        bad(f"below full marks: {g.max_score - g.score:g} point(s) lost (the report says where)")
+        sys.exit(1)
 
 
 @cli.command("grade-batch")

@@ -66,6 +66,12 @@ def submissions_in(folder: Path) -> list[Path]:
     return found
 
 
+def submitter(sub: Path) -> str:
+    """Who submitted: the folder's or zip's name, which the instructor's export chose. Never a
+    file inside the submission: those are the student's, and could name anybody."""
+    return sub.name.removesuffix(".zip")
+
+
 def batch_jobs() -> int:
     """Gradings at once by default: one per two cores (a checker keeps two threads busy, and a
     grading that shares its cores finishes later, not differently: budgets are retried, then
@@ -105,11 +111,13 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     rows, start = [], time.monotonic()
 
     def one(sub: Path) -> dict:
-        row = {"submission": sub.name}
+        row = {"submission": sub.name, "id": submitter(sub)}
         try:
-            g = grading.grade(lab, sub, out_dir / sub.stem, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
+            # its own folder by its whole name: dup/ and dup.zip are two submissions, two reports
+            g = grading.grade(lab, sub, out_dir / sub.name, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
+            problem = ("PENDING, regrade: the machine was too busy. " if g.pending else "") + g.problem
             row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1),
-                       problem=("PENDING, regrade: the machine was too busy. " if g.pending else "") + g.problem[:200])
+                       problem=" ".join(problem.split())[:200])  # one line per cell
             row.update({n: t.score for n, t in zip(names, g.tests)})
         except Exception as e:  # the grader's own failure: recorded, and the batch goes on
             row.update(score="", max_score=sum(t.points for t in rubric.tests), seconds="",
@@ -128,7 +136,7 @@ def _write_gradebook(gradebook: Path, rows: list[dict], names: list[str], jobs: 
     from handofflab.console import ok, warn
 
     with gradebook.open("w", newline="") as f:
-        w = csv.DictWriter(f, ["submission", "score", "max_score", *names, "seconds", "problem"])
+        w = csv.DictWriter(f, ["submission", "id", "score", "max_score", *names, "seconds", "problem"])
         w.writeheader()
         w.writerows(rows)
     errors = [r for r in rows if str(r["problem"]).startswith("GRADER ERROR")]

@@ -21,7 +21,7 @@ class Refused(Exception):
 
 
 def unpack(submission: Path, into: Path) -> list[str]:
-    """Copy a folder, or extract a zip, into `into` — never writing outside it, never following
+    """Copy a folder or the one source file, or extract a zip, into `into` — never writing outside it, never following
     a link, and within budgets.UNPACK_FILES files and budgets.UNPACK_BYTES bytes (a zip bomb is refused at its
     first byte over). Returns what was left out; raises Refused over the limits."""
     if submission.is_dir():
@@ -29,8 +29,11 @@ def unpack(submission: Path, into: Path) -> list[str]:
     elif zipfile.is_zipfile(submission):
         with zipfile.ZipFile(submission) as z:
             return _unpack_zip(z, into)
+    elif submission.suffix in (".java", ".tla"):  # the one file a handout asks for, given alone
+        entries = [(submission.name, submission)]
     else:
-        raise LabError(f"{submission} is neither a folder nor a zip file", "pass the submission's folder or .zip")
+        raise LabError(f"{submission} is neither a folder, a zip file nor a .java or .tla file",
+                       "pass the submission's folder, its .zip, or the one file the lab asks for")
     refused, budget = [], [budgets.UNPACK_FILES, budgets.UNPACK_BYTES]
     for rel, src in entries:
         if src.is_symlink():

@@ -22,7 +22,9 @@ def gradebook(tmp_path_factory):
     subs = tmp_path_factory.mktemp("subs")
     for name in ("correct", "notify_only", "does_not_compile"):
         shutil.copytree(SAMPLES / name, subs / name)
-    with zipfile.ZipFile(subs / "zipped.zip", "w") as z:  # a zip among folders (what it holds: test_grading)
+    # a zip among folders (what it holds: test_grading), named like a folder: dup/ and dup.zip
+    # are two submissions with two reports (before: one overwrote the other's)
+    with zipfile.ZipFile(subs / "notify_only.zip", "w") as z:
         z.write(SAMPLES / "does_not_compile" / "StudentBuffer.java", "StudentBuffer.java")
     (subs / "notes.txt").write_text("not a submission")
     out = tmp_path_factory.mktemp("batch")
@@ -33,17 +35,22 @@ def gradebook(tmp_path_factory):
 def test_every_submission_gets_the_marks_it_gets_alone(gradebook):
     _, rows = gradebook
     assert {k: float(r["score"]) for k, r in rows.items()} == \
-        {"correct": 10, "notify_only": 7, "does_not_compile": 0, "zipped.zip": 0}
+        {"correct": 10, "notify_only": 7, "does_not_compile": 0, "notify_only.zip": 0}
     stress = "hidden: stress under a watchdog (two workers; one to three slots, one or two acceptors; no lost wake-up)"
     assert rows["notify_only"][stress] == "0.0" and "does not compile" in rows["does_not_compile"]["problem"]
-    assert "does not compile" in rows["zipped.zip"]["problem"]
+    assert "does not compile" in rows["notify_only.zip"]["problem"]
+    assert rows["notify_only.zip"]["id"] == rows["notify_only"]["id"] == "notify_only"  # the student, twice
+    assert all("\n" not in cell for r in rows.values() for cell in r.values())  # one line per cell
 
 
 def test_each_submission_has_its_results_json_and_report(gradebook):
     out, _ = gradebook
-    for stem in ("correct", "notify_only", "does_not_compile", "zipped"):
-        results = json.loads((out / stem / "results.json").read_text())
-        assert {"score", "max_score", "tests"} <= results.keys() and (out / stem / "report.md").exists()
+    scores = {}
+    for name in ("correct", "notify_only", "does_not_compile", "notify_only.zip"):
+        results = json.loads((out / name / "results.json").read_text())
+        assert {"score", "max_score", "tests"} <= results.keys() and (out / name / "report.md").exists()
+        scores[name] = results["score"]
+    assert scores["notify_only"] == 7 and scores["notify_only.zip"] == 0
 
 
 def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatch):

@@ -1,6 +1,7 @@
 """The grading layer: sample submissions get the marks they deserve, with
 feedback that teaches, in Gradescope's results.json format."""
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -40,7 +41,8 @@ def test_the_starter_fails_both_hidden_tests_with_swimlanes(tmp_path):
 
 
 def test_fixing_only_the_if_leaves_the_lost_wakeup(tmp_path):
-    g, _, report = grade(tmp_path, SAMPLES / "notify_only")
+    # the one file the handout asks for, given alone (before: refused, "neither a folder nor a zip")
+    g, _, report = grade(tmp_path, SAMPLES / "notify_only" / "StudentBuffer.java")
     assert scores(g) == [2, 2, 3, 0], g.report()
     assert "lost wake-up" in report and "WAITING" in report
 
@@ -71,6 +73,15 @@ def test_a_zip_submission_is_graded_and_a_zip_slip_entry_refused(tmp_path):
     g, results, _ = grade(tmp_path, z)
     assert results["score"] == 10
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path.parent / "escaped.txt").exists()
+
+
+def test_lab_grade_exits_non_zero_below_full_marks(tmp_path):
+    """Before: `./lab grade` exited 0 whatever the score, so a student's script could not tell."""
+    import subprocess
+    weak = ["--allow-weak-isolation"] if os.environ.get("HANDOFFLAB_ISOLATION") == "weak" else []
+    run = subprocess.run([str(paths.ROOT / "lab"), "grade", "buffer", str(SAMPLES / "does_not_compile"),
+                          "--out", str(tmp_path / "out"), *weak], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1 and "0 / 10" in run.stdout and "below full marks" in run.stdout + run.stderr, run.stdout
 
 
 def test_an_unknown_lab_is_a_clear_error(tmp_path):
