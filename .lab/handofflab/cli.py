@@ -332,6 +332,30 @@ def verify_verdicts(runs, busy, only):
     sys.exit(verify.run(runs, busy, only))
 
 
+@cli.command()
+@click.argument("lab")
+@click.argument("number", type=int, required=False)
+@click.option("--reset", is_flag=True, help="start again from the first hint")
+def hint(lab, number, reset):
+    """Show LAB's hints one at a time: the next one not yet shown, or hint NUMBER."""
+    from grader import rubric as rubric_mod
+    from handofflab import paths
+    rubric_mod.load(lab)  # an unknown lab is named, with the labs there are
+    total = rubric_mod.hint_count(lab)
+    seen_file = paths.RESULTS / "hints" / f"{lab}.seen"
+    seen = 0 if reset or not seen_file.exists() else int(seen_file.read_text() or 0)
+    if number is None:
+        if seen >= total:
+            console.print(f"All {total} hints of {lab} are shown. `./lab hint {lab} N` shows one again; --reset starts over.")
+            return
+        number = seen + 1
+    if not 1 <= number <= total:
+        raise LabError(f"{lab} has hints 1 to {total}, not {number}", f"./lab hint {lab}  (the next one)")
+    seen_file.parent.mkdir(parents=True, exist_ok=True)
+    seen_file.write_text(str(max(seen, number)))
+    console.print(f"[bold]Hint {number} of {total}[/] ({lab}): {rubric_mod.hint(lab, number)}")
+
+
 @cli.command("grade-isolation")
 def grade_isolation():
     """Print the isolation this host gives submitted code: `full`, or why not (the autograder's setup reads it)."""

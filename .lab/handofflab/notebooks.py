@@ -3,6 +3,7 @@ notebooks/) with a real Jupyter kernel, and renders each to markdown for the boo
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,9 +59,30 @@ def execute(source: Path, timeout: int = 600) -> Executed:
     for name, data in resources.get("outputs", {}).items():
         (target / name).write_bytes(data)
     body = body.replace("](output_", f"](generated/notebooks/{source.stem}/output_")
+    body = _alt_texts(nb, body)
     markdown = RENDERED / f"{source.stem}.md"
     markdown.write_text(_fence_outputs(body))
     return Executed(source.stem, ipynb, markdown, figures)
+
+
+def _alt_texts(nb, md: str) -> str:
+    """nbconvert names every figure "png"; a reader who cannot see it gets the words the notebook
+    says just before it instead: the last heading, then the first sentence of the last text cell."""
+    heading, sentence = "", ""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    heading, sentence = line.lstrip("#").strip(), ""
+                elif line.strip() and not sentence:
+                    sentence = re.split(r"(?<=[.:;])\s", line.strip())[0]
+        for j, out in enumerate(cell.get("outputs", [])):
+            if "image/png" in out.get("data", {}):
+                alt = "; ".join(x for x in (heading, sentence) if x) or "a plot of the results above"
+                alt = re.sub(r"[\[\]$`*_]", "", alt)[:200]  # plain words: no markdown, no math
+                md = md.replace(f"![png](generated/notebooks/", f"![Figure: {alt}](generated/notebooks/", 1) \
+                    if f"output_{i}_{j}.png" in md else md
+    return md
 
 
 def _fence_outputs(md: str) -> str:

@@ -62,7 +62,8 @@ BAD_INPUTS = ["grade", "grade nolab x", "grade buffer /nonexistent", "bench serv
               "grade-batch buffer /nonexistent", "notebooks nosuch", "client 127.0.0.1 4294975376 1 1",
               "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648",
               "client 127.0.0.1 80 1 x", "bench heap --rounds 1", "bench heap --design NoDesign",
-              "bench handoffs --workers x", "check java --replay /nonexistent.json", "check java --record-jpf NoSuch"]
+              "bench handoffs --workers x", "check java --replay /nonexistent.json", "check java --record-jpf NoSuch",
+              "hint nolab", "hint buffer 99"]
 
 
 @pytest.mark.parametrize("args", BAD_INPUTS)
@@ -72,3 +73,14 @@ def test_bad_input_is_named_with_the_command_people_type(args):
     assert run.returncode == 2, out
     assert "Traceback" not in out and "python -m" not in out, out
     assert "Fix:" in out or "Usage: ./lab" in out, out
+
+
+def test_hints_come_one_at_a_time(tmp_path):
+    env = os.environ["PATH"]
+    os.environ["HANDOFFLAB_RESULTS"], before = str(tmp_path), os.environ.get("HANDOFFLAB_RESULTS")
+    try:
+        said = [_lab(["hint", "buffer"], env).stdout for _ in range(5)] + [_lab(["hint", "buffer", "--reset"], env).stdout]
+    finally:
+        os.environ.pop("HANDOFFLAB_RESULTS") if before is None else os.environ.__setitem__("HANDOFFLAB_RESULTS", before)
+    assert [s.split("(")[0].strip() for s in said[:4]] == [f"Hint {n} of 4" for n in range(1, 5)]
+    assert said[4].startswith("All 4 hints of buffer are shown") and said[5].startswith("Hint 1 of 4")

@@ -147,6 +147,14 @@ def _closed(table, allowed: set[str], what: str, fail) -> None:
              f"allowed there: {', '.join(sorted(allowed))}")
 
 
+def hint_count(lab: str) -> int:
+    """How many numbered hints the lab's handout has."""
+    n = 0
+    while hint(lab, n + 1):
+        n += 1
+    return n
+
+
 def hint(lab: str, number: int) -> str:
     """The text of hint `number` in the lab's handout, or "" if it has none."""
     handout = paths.LABS / lab / "README.md"

@@ -1,6 +1,7 @@
 """The notebooks layer: every notebook executes with a real kernel, plots, and
 prints the results it claims (each notebook also asserts its own claims on the
 run's data, so a failed claim fails its execution)."""
+import re
 import shutil
 
 import pytest
@@ -28,6 +29,9 @@ def test_notebook_executes_and_plots(source):
     text = done.markdown.read_text()
     assert "Traceback" not in text and "Error" not in text
     assert CLAIMS[source.stem] in text
+    # every figure says in words what it is about (before: nbconvert's "png")
+    alts = re.findall(r"!\[([^\]]*)\]\(generated/notebooks/", text)
+    assert len(alts) == done.figures and all(a.startswith("Figure: ") and len(a) > 20 for a in alts), alts
 
 
 def test_the_benchmarks_notebook_says_when_it_reads_the_reference(tmp_path, monkeypatch):
