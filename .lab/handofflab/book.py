@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -203,4 +202,4 @@ def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
 
 def serve(port: int = 3000) -> None:
     env = {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{os.environ['PATH']}"}
-    subprocess.run([str(toolchain.mdbook()), "serve", str(paths.BOOK), "-n", "127.0.0.1", "-p", str(port)], env=env)
+    toolchain.run_foreground([str(toolchain.mdbook()), "serve", str(paths.BOOK), "-n", "127.0.0.1", "-p", str(port)], env)

@@ -2,9 +2,6 @@
 load client, run in the foreground on a JDK 21+ where there is one."""
 from __future__ import annotations
 
-import signal
-import subprocess
-
 from handofflab import catalog, javabuild, toolchain
 
 
@@ -14,28 +11,13 @@ def java_command(main: str, args: list[str]) -> list[str]:
             f"-Dhandofflab.designs={catalog.load().design_table()}", main, *args]
 
 
-def _run_foreground(cmd: list[str]) -> int:
-    """Runs the JVM in the foreground. Ctrl-C in a terminal reaches it too (same process group);
-    a SIGINT or SIGTERM sent to `./lab` alone is passed on. Either way: wait while it drains."""
-    proc = subprocess.Popen(cmd)
-    previous = signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
-    try:
-        while True:
-            try:
-                return proc.wait()
-            except KeyboardInterrupt:
-                proc.send_signal(signal.SIGINT)  # a JVM already shutting down ignores the second one
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def serve(design: str, options: list[str]) -> int:
     catalog.load().server(design)  # a clear error, with the names, before starting a JVM
-    return _run_foreground(java_command("handofflab.servers.ServerMain", [design, *options]))
+    return toolchain.run_foreground(java_command("handofflab.servers.ServerMain", [design, *options]))
 
 
 def client(args: list[str]) -> int:
-    return _run_foreground(java_command("handofflab.servers.LoadClient", args))
+    return toolchain.run_foreground(java_command("handofflab.servers.LoadClient", args))
 
 
 def design_help() -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -39,6 +40,22 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
         tail = "\n".join(said.strip().splitlines()[-15:])
         raise LabError(f"{what} failed (exit {proc.returncode}):\n{tail}", fix)
     return proc
+
+
+def run_foreground(cmd: list[str], env: dict | None = None) -> int:
+    """Runs a long-lived program (a server, `mdbook serve`) in the foreground. Ctrl-C in a terminal
+    reaches it too (same process group); a SIGINT or SIGTERM sent to `./lab` alone is passed on,
+    so it never outlives `./lab`. Either way: wait while it drains."""
+    proc = subprocess.Popen(cmd, env=env)
+    previous = signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
+    try:
+        while True:
+            try:
+                return proc.wait()
+            except KeyboardInterrupt:
+                proc.send_signal(signal.SIGINT)  # a program already shutting down ignores the second one
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def mvn(args: list[str], pom: Path, what: str) -> subprocess.CompletedProcess:

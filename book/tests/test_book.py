@@ -74,6 +74,18 @@ def test_every_design_chapter_tells_code_spec_bug_and_fix():
         assert trace in page and "<table" in page, f"{chapter}: no swimlanes"
 
 
+def test_every_design_chapter_ends_with_exercises_and_its_lab():
+    """The chapters under "The designs" in SUMMARY.md: each ends with exercises and a link to a lab."""
+    summary = (paths.BOOK / "src" / "SUMMARY.md").read_text()
+    designs = re.findall(r"\]\(([\w-]+)\.md\)", summary.split("# The designs")[1].split("\n# ")[0])
+    assert len(designs) >= 5, designs
+    for chapter in designs:
+        text = (paths.BOOK / "src" / f"{chapter}.md").read_text()
+        tail = text.split("## Exercises")[-1] if "## Exercises" in text else ""
+        assert re.search(r"^1\. ", tail, re.M) and re.search(r"\]\(lab-[\w-]+\.md\)", tail), f"{chapter}: no exercises or lab link"
+        assert (paths.BOOK / "src" / re.search(r"\]\((lab-[\w-]+\.md)\)", tail)[1]).exists()
+
+
 def test_the_theorems_chapter_renders_proofs_and_the_executed_notebooks():
     page = (book.BUILD / "theorems.html").read_text()
     assert page.count('class="katex') > 20                                       # the proofs' math, rendered
