@@ -82,6 +82,19 @@ def test_jpf_gives_the_catalogued_verdict(variant):
 
 
 @needs_jpf
+def test_jpf_swimlanes_show_the_class_under_check_and_the_shared_state():
+    """Before: only lines of *Buffer.java files were kept, and the state column was always empty."""
+    lane = javacheck.swimlane(javacheck.run_checker("jpf", "IfBuffer"))
+    assert any("(IfBuffer.java:" in s.action for s in lane.steps)
+    assert any("count = -1" in c for s in lane.steps for c in s.changes)  # a take from an empty buffer
+    lane = javacheck.swimlane(javacheck.run_checker("jpf", "SplitSwapPht"))
+    assert any("(SplitSwapPht.java:" in s.action for s in lane.steps)
+    cleared = [re.search(r"(SynchronizedRef@\d+)\.value = null", c) for s in lane.steps for c in s.changes]
+    slots = [m[1] for m in cleared if m]
+    assert len(slots) == 2 and slots[0] == slots[1], slots  # both workers empty the same slot
+
+
+@needs_jpf
 def test_a_jpf_run_that_explores_nothing_is_not_a_pass():
     """Before: a driver class JPF could not load gave 0 states and 'pass (every interleaving explored)'."""
     proc = toolchain.run(["java", *javacheck.JPF_JVM, "-cp", javabuild.classpath("checks"), "handofflab.checks.JpfCheck",
@@ -117,6 +130,7 @@ def test_a_recorded_trace_still_matches_the_source_it_cites(recorded):
     assert len(cited) >= len(lane.steps) > 5
     subject = recorded.stem.split(".")[0] + ".java"
     assert any(file == subject for _, file, _ in cited), f"no line of {subject}, the class under check"
+    assert any(step.changes for step in lane.steps) and lane.ending, "no shared state, or no ending row"
     sources = {p.name: p for p in paths.JAVA.rglob("*.java") if "target" not in p.parts}
     for code, file, line in cited:
         assert sources[file].read_text().splitlines()[line - 1].strip() == code, f"{file}:{line} no longer reads {code!r}"

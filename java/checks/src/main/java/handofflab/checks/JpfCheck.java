@@ -79,10 +79,18 @@ public final class JpfCheck {
             "+listener=gov.nasa.jpf.listener.BudgetChecker",
             "+budget.max_state=" + MAX_STATES,
         };
-        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toURI().toURL()}, ClassLoader.getPlatformClassLoader())) {
+        Path listenerDir = compileListener(jar);  // null: no compiler here, and no shared-state column
+        URL[] urls = listenerDir == null ? new URL[] {jar.toURI().toURL()}
+                : new URL[] {jar.toURI().toURL(), listenerDir.toUri().toURL()};
+        try (URLClassLoader loader = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader())) {
             Class<?> jpfClass = loader.loadClass("gov.nasa.jpf.JPF");
             Object conf = jpfClass.getMethod("createConfig", String[].class).invoke(null, (Object) args);
             Object jpf = jpfClass.getConstructor(loader.loadClass("gov.nasa.jpf.Config")).newInstance(conf);
+            Object state = null;
+            if (listenerDir != null) {
+                state = loader.loadClass("handofflab.checks.jpf.SharedState").getConstructor().newInstance();
+                jpfClass.getMethod("addListener", loader.loadClass("gov.nasa.jpf.JPFListener")).invoke(jpf, state);
+            }
             long start = System.nanoTime();
             jpfClass.getMethod("run").invoke(jpf);
             v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
@@ -96,7 +104,7 @@ public final class JpfCheck {
                 v.verdict = "incomplete";
                 v.detail = noVerdict;
             } else if (found) {
-                describe(jpf, v);
+                describe(jpf, v, state == null ? null : (List<?>) state.getClass().getField("errorPath").get(state));
             } else {
                 v.detail = "every interleaving explored: no deadlock, exactly-once holds";
             }
@@ -163,7 +171,7 @@ public final class JpfCheck {
     }
 
     /** JPF's first error: its property decides the verdict; its path becomes swimlanes. */
-    private static void describe(Object jpf, Verdict v) throws ReflectiveOperationException {
+    private static void describe(Object jpf, Verdict v, List<?> writes) throws ReflectiveOperationException {
         List<?> errors = (List<?>) jpf.getClass().getMethod("getSearchErrors").invoke(jpf);
         Object error = errors.get(0);
         String property = error.getClass().getMethod("getProperty").invoke(error).getClass().getSimpleName();
@@ -183,7 +191,12 @@ public final class JpfCheck {
         List<String> lanes = new ArrayList<>();        // one row per run of transitions by one thread
         List<List<String>> rows = new ArrayList<>();
         List<String> choices = new ArrayList<>();
+        List<Map<String, String>> states = new ArrayList<>();  // the fields each row wrote, last value wins
+        int size = (Integer) path.getClass().getMethod("size").invoke(path);
+        boolean aligned = writes != null && writes.size() == size;  // one entry per transition, or none shown
+        int t = -1;
         for (Object transition : (Iterable<?>) path) {
+            t++;
             Object info = transition.getClass().getMethod("getThreadInfo").invoke(transition);
             String thread = String.valueOf(info.getClass().getMethod("getName").invoke(info));
             List<String> lines = kitLines(transition);
@@ -199,6 +212,7 @@ public final class JpfCheck {
                 lanes.add(thread);
                 rows.add(new ArrayList<>());
                 choices.add("");
+                states.add(new LinkedHashMap<>());
             }
             int last = rows.size() - 1;
             for (String line : lines) {  // a line repeated later (a second put) stays: only a run of one collapses
@@ -209,6 +223,12 @@ public final class JpfCheck {
             }
             if (!chose.isEmpty()) {
                 choices.set(last, (choices.get(last).isEmpty() ? "" : choices.get(last) + "; ") + chose);
+            }
+            if (aligned) {
+                for (Object write : (List<?>) writes.get(t)) {
+                    String[] w = String.valueOf(write).split("\\|", 3);  // owner|field|value
+                    states.get(last).put(owner(w[0], writes) + w[1], w[2]);
+                }
             }
             if (!lines.isEmpty()) {
                 lastLine.put(thread, lines.get(lines.size() - 1));
@@ -222,7 +242,11 @@ public final class JpfCheck {
                 action = String.join("; ", lines.subList(0, 2)) + "; ... " + (lines.size() - MAX_LINES_PER_STEP)
                         + " lines ...; " + String.join("; ", lines.subList(lines.size() - tail, lines.size()));
             }
-            v.steps.add(new String[] {lanes.get(i), action, choices.get(i)});
+            List<String> shared = new ArrayList<>();
+            states.get(i).forEach((field, value) -> shared.add(field + " = " + value));
+            String state = String.join(", ", shared);
+            String chose = choices.get(i);
+            v.steps.add(new String[] {lanes.get(i), action, chose.isEmpty() ? state : state.isEmpty() ? chose : state + "; " + chose});
         }
         // where each thread ended: its state in JPF's deadlock report (WAITING, BLOCKED, ...) at its last line
         Matcher m = Pattern.compile("name:([^,}]+),status:(\\w+)").matcher(details);
@@ -237,6 +261,49 @@ public final class JpfCheck {
     }
 
     static final int MAX_LINES_PER_STEP = 8;
+
+    /**
+     * How a field's owner is shown: by the handoff's field that holds it ("free." for the
+     * Permits in `free`), by nothing when it is the only object of its class written on the path
+     * (the handoff's own `count`), else by class and JPF's object number (SynchronizedRef@845.).
+     */
+    private static String owner(String label, List<?> writes) {
+        int at = label.indexOf('@');
+        if (at < 0) {
+            return label.isEmpty() ? "" : label + ".";
+        }
+        String type = label.substring(0, at);
+        long objects = writes.stream().flatMap(ws -> ((List<?>) ws).stream()).map(w -> String.valueOf(w).split("\\|")[0])
+                .filter(l -> l.startsWith(type + "@")).distinct().count();
+        return objects == 1 ? "" : label + ".";
+    }
+
+    /**
+     * Compiles the SharedState listener (a resource) against this JPF_HOME's jpf.jar: JPF is in no
+     * registry, so the kit cannot compile against it at build time. Null when this JVM has no
+     * compiler (a JRE) or the source does not compile against this JPF; the swimlanes then show
+     * no shared state, and say nothing false.
+     */
+    static Path compileListener(File jar) {
+        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        if (javac == null) {
+            return null;
+        }
+        try (java.io.InputStream in = JpfCheck.class.getResourceAsStream("SharedState.java.txt")) {
+            Path dir = Files.createTempDirectory("jpf-listener");
+            Path source = dir.resolve("SharedState.java");
+            Files.write(source, in.readAllBytes());
+            java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+            int rc = javac.run(null, said, said, "-nowarn", "-cp", jar.getPath(), "-d", dir.toString(), source.toString());
+            if (rc != 0) {
+                System.err.println("JPF's shared-state listener did not compile against " + jar + ":\n" + said);
+                return null;
+            }
+            return dir;
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        }
+    }
 
     /**
      * The source lines a transition ran in the kit's own classes (the class under check, its
