@@ -296,6 +296,56 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
         sys.exit(1)
 
 
+@cli.command("check-lab")
+@click.argument("lab")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--watch", is_flag=True, help="check again each time a file in PATH changes (Ctrl-C stops)")
+@click.option("--allow-weak-isolation", is_flag=True, help="check even where this host cannot isolate the code")
+def check_lab(lab, path, watch, allow_weak_isolation):
+    """The student's quick loop: LAB's public tests on PATH (a folder, or the one file the lab
+    asks for), in seconds; `./lab grade` runs the hidden ones too. Exit 0 when all pass."""
+    import dataclasses
+    import time
+
+    import grader
+    from handofflab import paths
+    full = grader.load_rubric(lab)
+    public = dataclasses.replace(full, tests=tuple(t for t in full.tests if not t.hidden))
+    if not public.tests:
+        raise LabError(f"lab {lab} has no public tests", f"grade it instead: ./lab grade {lab} {path}")
+
+    def once() -> bool:
+        start = time.monotonic()
+        with console.status(f"checking {path} against {lab}'s {len(public.tests)} public tests ..."):
+            g = grader.grade(lab, path, paths.RESULTS / "check-lab" / lab, rubric=public,
+                             allow_weak_isolation=allow_weak_isolation)
+        for t in g.tests:
+            mark = "[green]pass" if t.score == t.max_score else "[red]FAIL"
+            console.print(f"{mark}[/] {t.name}" + ("" if t.score == t.max_score else f"\n      {t.output.strip()[:600]}"))
+        if g.problem:
+            console.print(g.problem.strip()[:1500])
+        console.print(f"[bold]{g.score:g} / {g.max_score:g}[/] public points in {time.monotonic() - start:.1f} s "
+                      f"(hidden tests: ./lab grade {lab} {path})")
+        return g.score == g.max_score
+
+    if not watch:
+        sys.exit(0 if once() else 1)
+    def stamp():
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        return [(str(p), p.stat().st_mtime_ns) for p in files]
+    seen = None
+    try:
+        while True:
+            now = stamp()
+            if now != seen:
+                seen = now
+                once()
+                console.print("[dim]watching for changes (Ctrl-C stops)[/]")
+            time.sleep(1)
+    except KeyboardInterrupt:
+        return
+
+
 @cli.command("grade-batch")
 @click.argument("lab")
 @click.argument("folder", type=click.Path(path_type=Path))

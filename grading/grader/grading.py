@@ -34,7 +34,7 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
               else rubric_mod.parse(rubric, "the rubric given"))
     submission = submission.resolve()
     if not submission.exists():
-        raise LabError(f"submission not found: {submission}", "pass a folder or a .zip")
+        raise LabError(f"submission not found: {submission}", "pass a folder, a .zip, or the one file the lab asks for")
     if sandbox.ISOLATION != "full" and not allow_weak_isolation:
         raise WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
                             "grade as root on a host that allows namespaces (CI, a grading server), or pass "

@@ -84,6 +84,18 @@ def test_lab_grade_exits_non_zero_below_full_marks(tmp_path):
     assert run.returncode == 1 and "0 / 10" in run.stdout and "below full marks" in run.stdout + run.stderr, run.stdout
 
 
+def test_check_lab_runs_the_public_tests_only(tmp_path):
+    """The student's quick loop: the public tests, none of the hidden ones, exit 0 when they pass."""
+    import subprocess
+    weak = ["--allow-weak-isolation"] if os.environ.get("HANDOFFLAB_ISOLATION") == "weak" else []
+    lab = lambda path: subprocess.run([str(paths.ROOT / "lab"), "check-lab", "buffer", str(path), *weak],  # noqa: E731
+                                      capture_output=True, text=True, timeout=600)
+    run = lab(paths.LABS / "buffer" / "starter" / "StudentBuffer.java")  # its bugs are for the hidden tests
+    assert run.returncode == 0 and "4 / 4 public points" in run.stdout and "hidden:" not in run.stdout, run.stdout
+    run = lab(SAMPLES / "does_not_compile")
+    assert run.returncode == 1 and "0 / 4 public points" in run.stdout and "does not compile" in run.stdout, run.stdout
+
+
 def test_an_unknown_lab_is_a_clear_error(tmp_path):
     with pytest.raises(LabError) as e:
         grader.grade("nosuchlab", SAMPLES / "correct", tmp_path)
