@@ -78,6 +78,8 @@ def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ..
             alone = Path(tmp) / "spec" / source.name
             alone.parent.mkdir()
             shutil.copyfile(source, alone)
+            # as submitted, before PlusCal's translation rewrites it: TLC's line numbers are mapped back
+            shutil.copyfile(source, Path(tmp) / f"{source.name}.submitted")
             source = alone
         if source and not problem:
             problem = (submission_mod.translate(source, jail) if source.suffix == ".tla"

@@ -144,8 +144,15 @@ def test_a_spec_that_checks_nothing_earns_nothing_and_the_starter_neither(tmp_pa
 
 def test_a_spec_that_does_not_parse_is_named(tmp_path):
     broken = KIT_SPEC.replace("NoDuplicate == \\A i \\in Conns : taken[i] <= 1", "NoDuplicate == \\A i \\in : taken[i]")
+    # as a student hands it in: the translation left to the grader (it adds lines above the error)
+    broken = re.sub(r"(BEGIN TRANSLATION[^\n]*\n).*?(\\\* END TRANSLATION)", r"\1\2", broken, flags=re.S)
     scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "broken", broken))
     assert scores == [0] * 6 and "TLC could not check your spec" in report, report
+    # once, not under each of the six configurations, and at the line of the file the student wrote
+    # (before: a line of the grader's translated copy, past the end of the submitted file)
+    assert report.count("TLC could not check your spec (with any configuration)") == 1, report
+    line = next(i for i, text in enumerate(broken.splitlines(), 1) if text.startswith("NoDuplicate =="))
+    assert re.search(rf"\bline {line}\b", report), (line, report)
 
 
 # -- the server lab ----------------------------------------------------------------

@@ -85,6 +85,11 @@ def score(ctx: Context) -> None:
     jobs = [(cat.variant(spec.variant), label, path) for spec, _ in tests for label, path in specs.items()]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one TLC per core
         done = list(pool.map(lambda job: verdict(job[0], job[2], ctx.jail), jobs))
+    submitted = ctx.tmp / f"{ctx.source.name}.submitted"
+    original = submitted.read_text(errors="replace") if submitted.exists() else ""
+    done = [(v, _your_lines(detail, ctx.source.read_text(errors="replace"), original, ctx.source.stem), lane)
+            if label == "your spec" and v == "error" and original else (v, detail, lane)
+            for (_, label, _), (v, detail, lane) in zip(jobs, done)]
     verdicts, crossed = {}, {}
     for (variant, label, _), run in zip(jobs, done):
         if label == "your spec":
@@ -98,8 +103,16 @@ def score(ctx: Context) -> None:
     # a catch is a right verdict other than pass (a harmless slip, like a real pipe's missing busy
     # flag, is buggy code the catalog expects to pass: passing it is not a catch)
     some_bug_caught = any(right[n] for n in verdicts if expected[n] != "pass")
+    errors = {run[1] for run in verdicts.values() if run[0] == "error"}
+    once = len(errors) == 1 and all(run[0] == "error" for run in verdicts.values())
+    if once:  # one mistake, one message: not the same text under every configuration
+        ctx.grade.problem = (ctx.grade.problem + "\n\n" if ctx.grade.problem else "") + \
+            f"TLC could not check your spec (with any configuration):\n\n```text\n{errors.pop()}\n```"
     for spec, result in tests:
         variant = cat.variant(spec.variant)
+        if once:
+            result.output = "Not graded: TLC could not check your spec (the error is above)."
+            continue
         result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed[variant.name],
                                   every_correct_passes, some_bug_caught)
         if scoring.earns(expected[variant.name] == "pass", right[variant.name], every_correct_passes, some_bug_caught):
@@ -108,6 +121,36 @@ def score(ctx: Context) -> None:
         if lane is not None:  # a caught bug's trace teaches too
             lane.title = f"your {ctx.source.name} with {variant.name}.cfg under TLC"
             result.swimlane_md = lane.markdown()
+
+
+def _region(text: str) -> tuple[int | None, int | None]:
+    """The lines (1-based) of the BEGIN and END TRANSLATION markers."""
+    lines = text.splitlines()
+    begin = next((i + 1 for i, line in enumerate(lines) if "BEGIN TRANSLATION" in line), None)
+    end = next((i + 1 for i, line in enumerate(lines) if TRANSLATION_END in line), None)
+    return begin, end
+
+
+def _your_lines(detail: str, translated: str, original: str, module: str) -> str:
+    """TLC's line numbers, which count lines of the translated copy, as lines of the file the
+    student wrote: the same above the translation, shifted below it, and named as the
+    translator's own inside it (before: line 124 of an 87-line file)."""
+    (tb, te), (ob, oe) = _region(translated), _region(original)
+    if None in (tb, te, ob, oe):
+        return detail
+
+    def at(n: str) -> str:
+        n = int(n)
+        if n < tb:
+            return f"line {n}"
+        if n >= te:
+            return f"line {n - te + oe}"
+        return f"the PlusCal translation (generated from your algorithm; line {n - tb} of it)"
+
+    detail = re.sub(rf"line (\d+), col (\d+) to line (\d+), col (\d+) of module {module}\b",
+                    lambda m: f"{at(m[1])}, col {m[2]} to {at(m[3])}, col {m[4]} of your {module}.tla", detail)
+    detail = re.sub(rf"\b{module}\.tla:(\d+):(\d+)", lambda m: f"{module}.tla, {at(m[1])}, column {m[2]}", detail)
+    return re.sub(r"at line (\d+), column (\d+)", lambda m: f"at {at(m[1])}, column {m[2]}", detail)
 
 
 def _feedback(variant, expected: str, yours: tuple, crossed: dict, every_correct_passes: bool,
