@@ -18,6 +18,12 @@ def cli():
     and how to prove every connection is served exactly once.
 
     Start with `./lab tour`; run every test with `./lab test`."""
+    from handofflab import release
+    ctx = click.get_current_context()
+    copy = release.student_copy()
+    if copy is not None and ctx.invoked_subcommand not in (*release.STUDENT_COMMANDS, None):
+        raise LabError(f"`./lab {ctx.invoked_subcommand}` is not in this student copy (labs: {', '.join(copy['labs'])})",
+                       f"here: ./lab {' | '.join(release.STUDENT_COMMANDS)} — your instructor's full kit has the rest")
 
 
 @cli.command()
@@ -308,7 +314,7 @@ def check_lab(lab, path, watch, allow_weak_isolation):
     import time
 
     import grader
-    from handofflab import paths
+    from handofflab import paths, release
     full = grader.load_rubric(lab)
     public = dataclasses.replace(full, tests=tuple(t for t in full.tests if not t.hidden))
     if not public.tests:
@@ -325,7 +331,8 @@ def check_lab(lab, path, watch, allow_weak_isolation):
         if g.problem:
             console.print(g.problem.strip()[:1500])
         console.print(f"[bold]{g.score:g} / {g.max_score:g}[/] public points in {time.monotonic() - start:.1f} s "
-                      f"(hidden tests: ./lab grade {lab} {path})")
+                      + ("(the hidden tests run where your instructor grades)" if release.student_copy()
+                         else f"(hidden tests: ./lab grade {lab} {path})"))
         return g.score == g.max_score
 
     if not watch:
@@ -406,6 +413,16 @@ def hint(lab, number, reset):
     console.print(f"[bold]Hint {number} of {total}[/] ({lab}): {rubric_mod.hint(lab, number)}")
 
 
+@cli.command("release")
+@click.argument("target", metavar="DIR", type=click.Path(path_type=Path))
+@click.option("--lab", "labs", multiple=True, help="a lab to put in the copy (repeat it for more)")
+def release_cmd(target, labs):
+    """Make a student copy of the kit in DIR: the labs' handouts, starters and public tests, the Java
+    they compile against and the book, without the answers, the hidden tests or the samples."""
+    from handofflab import release
+    release.release(target, list(labs))
+
+
 @cli.command("grade-isolation")
 def grade_isolation():
     """Print the isolation this host gives submitted code: `full`, or why not (the autograder's setup reads it)."""
@@ -414,6 +431,11 @@ def grade_isolation():
 
 
 def main():
+    from handofflab import release
+    if release.student_copy() is not None:  # a student copy's help lists the student's commands only
+        for name, command in cli.commands.items():
+            command.hidden = name not in release.STUDENT_COMMANDS
+        cli.help = "Handoff Lab, student copy: check your lab with `./lab check-lab LAB PATH`; `./lab hint LAB`."
     try:
         cli(standalone_mode=False, prog_name="./lab")  # usage lines name the command people type
     except LabError as e:

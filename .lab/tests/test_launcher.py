@@ -63,7 +63,9 @@ BAD_INPUTS = ["grade", "grade nolab x", "grade buffer /nonexistent", "bench serv
               "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648",
               "client 127.0.0.1 80 1 x", "bench heap --rounds 1", "bench heap --design NoDesign",
               "bench handoffs --workers x", "check java --replay /nonexistent.json", "check java --record-jpf NoSuch",
-              "hint nolab", "hint buffer 99", "check-lab nolab x", "check-lab buffer /nonexistent"]
+              "hint nolab", "hint buffer 99", "check-lab nolab x", "check-lab buffer /nonexistent",
+              "release /tmp/handofflab-release-x", "release /tmp/x --lab nolab", "release . --lab buffer",
+              "release /tmp/x --lab buffer --lab mutants"]
 
 
 @pytest.mark.parametrize("args", BAD_INPUTS)

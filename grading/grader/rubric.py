@@ -22,7 +22,7 @@ KIND_KEYS = {
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
             "server": {"check"}}
 TEST_KEYS = {"name", "kind", "points", "hidden"}
-TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "hints", "test"}
+TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "hints", "answers", "test"}
 SPEC_KEYS = {"reference", "knobs"}
 SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "runs",
                "fill_workers", "fill_slots", "fill_requests"}
@@ -60,6 +60,7 @@ class Rubric:
     spec: dict = field(default_factory=dict)
     server: dict = field(default_factory=dict)
     hints: dict = field(default_factory=dict)
+    answers: tuple[str, ...] = ()  # the kit's files that answer the lab: `./lab release` leaves them out
 
     def of_kind(self, kind: str) -> list[int]:
         """Positions of the tests of one kind."""
@@ -111,9 +112,12 @@ def parse(raw: dict, where: str) -> Rubric:
     _closed(hints, HINT_TOPICS, "[hints]", fail)
     if any(not isinstance(n, int) or n < 1 for n in hints.values()):
         fail("[hints] values are hint numbers (1, 2, …)", "e.g. deadlock = 2")
+    answers = raw.get("answers", [])
+    if not isinstance(answers, list) or not all(isinstance(a, str) and a for a in answers):
+        fail("`answers` is a list of the kit's files that answer the lab", 'answers = ["specs/Pipes.tla"]')
     return Rubric(raw["lab"], raw["title"], raw["file"], raw.get("class", ""), raw.get("api", "handoff"),
                   tuple(raw.get("forbid", ())), tests, dict(raw.get("spec", {})), dict(raw.get("server", {})),
-                  dict(hints))
+                  dict(hints), tuple(answers))
 
 
 def _test(t: dict, i: int, fail) -> TestSpec:

@@ -55,13 +55,17 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
     spec (its algorithm above the translation's end, its properties below): the submission's
     properties must judge the kit's algorithm as the catalog says, and the kit's properties
     the submission's algorithm. Each in a folder of its own, with only Handoff.tla beside it."""
-    kit = (paths.SPECS / f"{rubric.spec['reference']}.tla").read_text()
+    reference = paths.SPECS / f"{rubric.spec['reference']}.tla"
     yours = source.read_text(errors="replace")
-    algo, props = yours.split(TRANSLATION_END, 1)
-    kit_algo, kit_props = kit.split(TRANSLATION_END, 1)
-    texts = {"your spec": yours,
-             "your properties on the kit's algorithm": kit_algo + TRANSLATION_END + props,
-             "the kit's properties on your algorithm": algo + TRANSLATION_END + kit_props}
+    texts = {"your spec": yours}
+    if reference.exists():
+        algo, props = yours.split(TRANSLATION_END, 1)
+        kit_algo, kit_props = reference.read_text().split(TRANSLATION_END, 1)
+        texts["your properties on the kit's algorithm"] = kit_algo + TRANSLATION_END + props
+        texts["the kit's properties on your algorithm"] = algo + TRANSLATION_END + kit_props
+    elif any(t.hidden for t in rubric.tests):  # grading needs the crossings; only a student copy lacks the answer
+        raise FileNotFoundError(f"the kit's reference spec {paths.shown(reference)} is missing: "
+                                "grading crosses the submission with it (git checkout restores it)")
     folders = {}
     for i, (label, text) in enumerate(texts.items()):
         folder = work / f"tlc-{i}"
@@ -97,7 +101,7 @@ def score(ctx: Context) -> None:
         else:
             crossed.setdefault(variant.name, {})[label] = run
     expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
-    right = {n: verdicts[n][0] == expected[n] and all(v[0] == expected[n] for v in crossed[n].values())
+    right = {n: verdicts[n][0] == expected[n] and all(v[0] == expected[n] for v in crossed.get(n, {}).values())
              for n in verdicts}
     every_correct_passes = all(right[n] for n in verdicts if cat.variant(n).correct)
     # a catch is a right verdict other than pass (a harmless slip, like a real pipe's missing busy
@@ -113,7 +117,7 @@ def score(ctx: Context) -> None:
         if once:
             result.output = "Not graded: TLC could not check your spec (the error is above)."
             continue
-        result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed[variant.name],
+        result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed.get(variant.name, {}),
                                   every_correct_passes, some_bug_caught)
         if scoring.earns(expected[variant.name] == "pass", right[variant.name], every_correct_passes, some_bug_caught):
             result.score = result.max_score
@@ -183,7 +187,8 @@ def _feedback(variant, expected: str, yours: tuple, crossed: dict, every_correct
     if disagree:
         return f"Your spec reports {verdict_} for {what}." + cross
     if every_correct_passes:
-        return f"Caught: {what} — TLC reports {verdict_}, in your spec and crossed with the kit's."
+        return f"Caught: {what} — TLC reports {verdict_}, in your spec" + (
+            " and crossed with the kit's." if crossed else " (crossing it with the kit's spec is left to grading).")
     return (f"Your spec rejects {what} ({verdict_}), but it also rejects a correct design, so "
             "the catch proves nothing yet. Fix the correct designs first.")
 

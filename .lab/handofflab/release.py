@@ -1,0 +1,259 @@
+"""`./lab release DIR`: the student copy of the kit, without the answers.
+
+What a student gets: `./lab` (with only the student's commands: check-lab, hint, doctor), the
+chosen labs' handouts, starters and public tests, the Java that the public tests compile
+against, the specs, and the book built as HTML. What they do not get:
+- each lab's answers: the files its rubric names in `answers` (the kit's MonitorBuffer is the
+  buffer lab's answer, specs/Pipes.tla the pipes-spec lab's); in the book their listings, and
+  every counterexample that quotes their lines, become a note saying they are withheld;
+- the grader's tests (grading/tests/: reference solutions, buggy samples) and the kit's own tests;
+- the classes the hidden tests run (the mutants lab's hidden mutants), and every class that
+  cannot compile without a withheld one (all the PHT variants extend ParallelHashTable).
+A lab whose public checks need another chosen lab's answer cannot share its copy: the mutants
+lab runs MonitorBuffer, the buffer lab's answer. Release them one at a time, as a course would."""
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import grader
+from handofflab import book, catalog, paths, toolchain
+from handofflab.console import LabError, ok, step, warn
+
+# The marker a student copy carries at its root: `./lab` then offers the student's commands only.
+MARKER = "STUDENT-COPY.toml"
+STUDENT_COMMANDS = ("check-lab", "hint", "doctor")
+# The Java modules the public tests compile against (java/pom.xml is cut down to these).
+MODULES = ("handoffs", "checks")
+# Kit files every copy holds, by prefix (a folder ends in '/'), besides the chosen labs.
+ALWAYS = ("lab", ".lab/handofflab/", "pyproject.toml", "requirements.lock", ".gitignore",
+          "grading/grader/", "labs/allowed-api.toml", "specs/") + tuple(f"java/{m}/src/main/" for m in MODULES) \
+    + tuple(f"java/{m}/pom.xml" for m in MODULES)
+NEVER = ("specs/tests/", "grading/tests/", ".lab/tests/")
+# A book page that includes one of these, or quotes one of their lines, is withheld in the copy.
+NOTE = ("> **Withheld in the student copy.** This listing is the answer to the lab *{lab}*; "
+        "your instructor's full kit has it.\n")
+
+
+def labs() -> list[str]:
+    return sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
+
+
+def _tracked() -> list[str]:
+    proc = toolchain.run(["git", "-C", str(paths.ROOT), "ls-files"], "git ls-files",
+                         "`./lab release` copies the kit's tracked files: run it in a git clone of the kit",
+                         timeout=60, check=False)
+    if proc.returncode != 0:
+        raise LabError("`./lab release` copies the kit's tracked files, and this is no git checkout",
+                       "run it in a clone of the kit")
+    return proc.stdout.split()
+
+
+def _code(text: str) -> str:
+    """Java without its comments and string literals: what a class really refers to."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+
+
+def plan(chosen: list[str]) -> tuple[dict[str, str], set[str]]:
+    """(secret kit path -> the lab it answers, every kit path the copy leaves out)."""
+    unknown = sorted(set(chosen) - set(labs()))
+    if unknown:
+        raise LabError(f"no lab called {', '.join(unknown)}", f"labs: {', '.join(labs())}")
+    cat = catalog.load()
+    tracked = _tracked()
+
+    def java_file(variant: str) -> str:
+        cls = cat.variant(variant).java
+        return next(f for f in tracked if f.endswith(f"/handofflab/handoffs/{cls}.java"))
+
+    secret: dict[str, str] = {}
+    left_out: set[str] = set()
+    for lab in chosen:
+        rubric = grader.load_rubric(lab)
+        for f in rubric.answers:
+            if f not in tracked:
+                raise LabError(f"labs/{lab}/rubric.toml: answers names '{f}', which is no file of the kit",
+                               "answers are paths from the kit's root, e.g. java/handoffs/src/main/java/…/X.java")
+            secret[f] = lab
+        # the handoffs the hidden tests run are hidden too: a student must not test against them
+        left_out |= {java_file(t.handoff) for t in rubric.tests if t.hidden and t.handoff}
+    for lab in chosen:
+        for t in grader.load_rubric(lab).tests:
+            for name in (t.handoff, t.like):
+                if name and not t.hidden and java_file(name) in secret:
+                    owner = secret[java_file(name)]
+                    raise LabError(f"the labs {lab} and {owner} cannot share a student copy: {lab}'s public test "
+                                   f"'{t.name}' runs {name}, the answer to {owner}",
+                                   f"release them one at a time: ./lab release DIR --lab {owner}, then --lab {lab} "
+                                   "once its answer may be seen")
+    left_out |= set(secret)
+    # every class that cannot compile without a left-out one goes too (until nothing changes)
+    java = {f: _code((paths.ROOT / f).read_text()) for f in tracked if f.endswith(".java")
+            and any(f.startswith(f"java/{m}/src/main/") for m in MODULES)}
+    while True:
+        gone = {Path(f).stem for f in left_out if f.endswith(".java")}
+        more = {f for f, code in java.items() if f not in left_out
+                and any(re.search(rf"\b{re.escape(g)}\b", code) for g in gone)}
+        if not more:
+            return secret, left_out
+        left_out |= more
+
+
+def release(target: Path, chosen: list[str] | None = None) -> Path:
+    if not chosen:
+        raise LabError("name the labs the copy is for", f"./lab release DIR --lab LAB [--lab LAB …]; labs: {', '.join(labs())}")
+    chosen = sorted(set(chosen))
+    target = target.resolve()
+    if target.exists() and any(target.iterdir()):
+        raise LabError(f"{target} exists and is not empty", "name a new folder: the copy never overwrites")
+    if target.is_relative_to(paths.ROOT):
+        raise LabError(f"{target} is inside the kit", "make the student copy outside it, e.g. ../handoff-lab-student")
+    secret, left_out = plan(chosen)
+    tracked = _tracked()
+    keep = [f for f in tracked if f not in left_out and not f.startswith(NEVER) and "/src/test/" not in f
+            and (f.startswith(ALWAYS) or any(f.startswith(f"labs/{lab}/") for lab in chosen))]
+    with step(f"Copying {len(keep)} files of the kit into {target}"):
+        for f in keep:
+            dst = target / f
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(paths.ROOT / f, dst)
+        _cut_pom(target / "java" / "pom.xml")
+    with step("Building the book without the answers"):
+        _book(target / "book", secret)
+    (target / MARKER).write_text(
+        "# A student copy of Handoff Lab, made by `./lab release`: `./lab` offers the student's commands only.\n"
+        f"labs = {json.dumps(chosen)}\nwithheld = {json.dumps(sorted(left_out))}\n")
+    (target / "README.md").write_text(_readme(chosen))
+    references = [f for f in tracked if f.startswith("grading/tests/submissions/") and "/correct/" in f
+                  and any(f.startswith(f"grading/tests/submissions/{lab}/") for lab in chosen)]
+    found = leaks(target, secret_lines([*secret, *references]))
+    if found:  # the copy checks itself: a new include or file must not carry an answer out
+        raise LabError(f"the student copy in {target} still holds answers; delete it:\n" + "\n".join(found[:20]),
+                       "leave the file out (a lab's `answers`) or withhold the book page that includes it")
+    ok(f"student copy in {target}: {len(chosen)} lab(s), {len(secret)} answer file(s) and "
+       f"{len(left_out) - len(secret)} file(s) that need them or that hidden tests run left out")
+    return target
+
+
+def _cut_pom(pom: Path) -> None:
+    text = (paths.JAVA / "pom.xml").read_text()
+    modules = "".join(f"    <module>{m}</module>\n" for m in MODULES)
+    cut, n = re.subn(r"(<modules>\n).*?(\s*</modules>)", lambda m: m.group(1) + modules.rstrip("\n") + m.group(2),
+                     text, flags=re.S)
+    if n != 1:
+        raise LabError("java/pom.xml has no <modules> list to cut down", "restore it with git checkout java/pom.xml")
+    pom.write_text(cut)
+
+
+def _book(out: Path, secret: dict[str, str]) -> None:
+    """The kit's book, built from a scratch copy of its sources where every include of a secret file,
+    and every generated page that quotes one, is a note instead."""
+    book.generate()  # the counterexamples and notebooks the chapters include (nothing to do if present)
+    with tempfile.TemporaryDirectory() as tmp:
+        mirror = Path(tmp)
+        for part in ("specs", "java", "labs", "notebooks"):
+            (mirror / part).symlink_to(paths.ROOT / part)
+        shutil.copytree(paths.BOOK, mirror / "book",
+                        ignore=lambda d, names: {"build", "tests"} & set(names) if Path(d) == paths.BOOK else set())
+        src = mirror / "book" / "src"
+        if not (src / "katex").exists():
+            dist = toolchain.katex_assets()
+            (src / "katex").mkdir()
+            shutil.copyfile(dist / "katex.min.css", src / "katex" / "katex.min.css")
+            shutil.copytree(dist / "fonts", src / "katex" / "fonts")
+        names = {Path(f).name: lab for f, lab in secret.items()}
+        for page in src.rglob("*.md"):
+            text = page.read_text()
+
+            def withheld(m: re.Match) -> str:
+                target = m.group(1)
+                included = (page.parent / target).resolve() if target.startswith("generated/") else None
+                if any(target.endswith(f) or f"/{f}:" in target or target.endswith(f"/{f}") for f in secret):
+                    lab = next(lab for f, lab in secret.items() if f in target)
+                    return NOTE.format(lab=lab)
+                if included and included.exists():
+                    quoted = included.read_text()
+                    for name, lab in names.items():
+                        if name in quoted:
+                            return NOTE.format(lab=lab).replace("This listing", "This counterexample quotes "
+                                                                "lines of a file that")
+                return m.group(0)
+            # a listing's whole fence goes, so the note reads as text, not as code
+            changed = re.sub(r"(?:```[\w-]*\n)?\{\{#include ([^}:]+)(?::[\w-]+)?\}\}(?:\n```)?",
+                             lambda m: m.group(0) if withheld(m) == m.group(0) else withheld(m), text)
+            if changed != text:
+                page.write_text(changed)
+        built = book.compile_book(mirror / "book")
+        shutil.copytree(built, out)
+
+
+def _readme(chosen: list[str]) -> str:
+    rows = "\n".join(f"| `{lab}` | {grader.load_rubric(lab).title} | `labs/{lab}/README.md` |" for lab in chosen)
+    return f"""# Handoff Lab — student copy
+
+Your labs:
+
+| lab | title | handout |
+|---|---|---|
+{rows}
+
+Two commands do everything:
+
+```sh
+./lab check-lab LAB my-folder            # the lab's public tests, in seconds (--watch: again on every save)
+./lab hint LAB                           # the handout's hints, one at a time
+```
+
+`./lab doctor` says what the machine has; the first `./lab` installs what is missing.
+The book is `book/index.html` (open it in a browser). Your instructor grades with the hidden tests;
+this copy has the public ones only, and none of the labs' answers.
+"""
+
+
+def student_copy() -> dict | None:
+    """The marker of a student copy (its labs and what it leaves out), or None in the full kit."""
+    import tomllib
+    marker = paths.ROOT / MARKER
+    return tomllib.loads(marker.read_text()) if marker.exists() else None
+
+
+# A line of an answer gives it away when it is long enough to say something and no other source of
+# the kit has it (the Handoff interface's `public T take() …` is everybody's).
+_COMMENT = re.compile(r"^(//|/\*|\*|\\\*|\(\*|#|-{4})")
+
+
+def secret_lines(secret: list[str]) -> dict[str, str]:
+    """Each line that only the given kit files have -> the file it betrays."""
+    tracked = _tracked()
+    sources = [f for f in tracked if f not in secret and not f.startswith("grading/tests/")
+               and f.endswith((".java", ".tla")) and ("/src/main/" in f or f.startswith(("specs/", "labs/")))]
+    common = {line.strip() for f in sources for line in (paths.ROOT / f).read_text(errors="replace").splitlines()}
+    lines = {}
+    for f in secret:
+        for line in (paths.ROOT / f).read_text(errors="replace").splitlines():
+            line = line.strip()
+            if len(line) >= 20 and not _COMMENT.match(line) and line not in common:
+                lines[line] = f
+    return lines
+
+
+def leaks(folder: Path, lines: dict[str, str]) -> list[str]:
+    """Where in `folder` (a copy, or a built book) a secret line appears: in any text file, HTML
+    read as the reader sees it (tags gone, entities decoded)."""
+    found = []
+    for p in sorted(folder.rglob("*")):
+        if not p.is_file() or p.suffix in (".png", ".woff", ".woff2", ".ttf", ".ico", ".jar", ".class"):
+            continue
+        text = p.read_text(errors="replace")
+        if p.suffix in (".html", ".js", ".json"):
+            text = html.unescape(re.sub(r"<[^>]+>", "", text.replace("\\n", "\n").replace('\\"', '"')))
+        seen = {line.strip() for line in text.splitlines()}
+        found += [f"{p.relative_to(folder)}: a line of {lines[line]}: {line}" for line in lines if line in seen]
+    return found

@@ -1,0 +1,103 @@
+"""`./lab release`: a student copy holds no answer, and every lab in it still runs its public checks.
+The copy's own code runs (its .lab and grading on PYTHONPATH, ahead of the kit's editable install);
+it borrows the kit's .venv and .tools only to skip a second install."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import grader
+from handofflab import paths, release
+from handofflab.console import LabError
+
+SUBMISSIONS = paths.GRADING / "tests" / "submissions"
+SHARED = ["buffer", "pht", "pipes-spec", "server"]
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory):
+    target = tmp_path_factory.mktemp("student") / "handoff-lab"
+    release.release(target, SHARED)
+    (target / ".tools").symlink_to(paths.TOOLS)
+    return target
+
+
+def in_copy(copy: Path, *args: str, results: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": f"{copy / '.lab'}:{copy / 'grading'}", "HANDOFFLAB_RESULTS": str(results)}
+    return subprocess.run([sys.executable, "-m", "handofflab", *args], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def answers(labs):
+    """What no copy for these labs may hold: each rubric's answers and each lab's reference solution."""
+    files = [f for lab in labs for f in grader.load_rubric(lab).answers]
+    return files + [str(p.relative_to(paths.ROOT)) for lab in labs for p in (SUBMISSIONS / lab / "correct").glob("*")]
+
+
+def test_the_copy_holds_no_answer_and_no_grader_test(copy):
+    secret = answers(SHARED)
+    assert "specs/Pipes.tla" in secret and any(f.endswith("ParallelHashTable.java") for f in secret)
+    for f in secret:
+        assert not (copy / f).exists(), f
+    assert not (copy / "grading" / "tests").exists() and not list(copy.rglob("src/test"))
+    lines = release.secret_lines(secret)
+    assert len(lines) > 50  # the PHT's and the pipe spec's own lines, at least
+    assert release.leaks(copy, lines) == []
+    assert (copy / "book" / "index.html").exists() and "Withheld in the student copy" in (copy / "book" / "pht.html").read_text()
+
+
+def test_the_leak_scan_finds_a_listing_in_a_built_page(tmp_path):
+    """The scan that passes the copy can fail: the kit's own PHT listing, as mdBook writes it into a page."""
+    source = (paths.JAVA / "handoffs/src/main/java/handofflab/handoffs/ParallelHashTable.java").read_text()
+    escaped = source.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    (tmp_path / "pht.html").write_text(f'<pre><code class="language-java"><span>{escaped}</span></code></pre>')
+    found = release.leaks(tmp_path, release.secret_lines(answers(["pht"])))
+    assert len(found) > 10 and all("ParallelHashTable.java" in f or "pht/correct" in f for f in found)
+
+
+@pytest.mark.parametrize("lab", SHARED)
+def test_every_lab_runs_its_public_checks_in_the_copy(copy, lab, tmp_path):
+    solution = SUBMISSIONS / lab / "correct" if lab != "pipes-spec" else paths.SPECS / "Pipes.tla"
+    run = in_copy(copy, "check-lab", lab, str(solution), results=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "public points" in run.stdout and "instructor grades" in run.stdout
+
+
+def test_the_public_checks_in_the_copy_still_judge(copy, tmp_path):
+    run = in_copy(copy, "check-lab", "buffer", str(SUBMISSIONS / "buffer" / "drops_when_full"), results=tmp_path)
+    assert run.returncode == 1 and "FAIL public: put waits for room" in run.stdout, run.stdout + run.stderr
+
+
+def test_the_copy_offers_the_students_commands_only(copy, tmp_path):
+    run = in_copy(copy, "grade", "buffer", str(SUBMISSIONS / "buffer" / "correct"), results=tmp_path)
+    assert run.returncode == 2 and "not in this student copy" in run.stdout + run.stderr and "Traceback" not in run.stderr
+    helped = in_copy(copy, "--help", results=tmp_path).stdout
+    assert "check-lab" in helped and "hint" in helped and "grade-batch" not in helped and "release" not in helped
+    assert in_copy(copy, "hint", "pht", results=tmp_path).returncode == 0
+
+
+def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(tmp_path):
+    with pytest.raises(LabError, match="mutants and buffer cannot share a student copy"):
+        release.release(tmp_path / "both", ["buffer", "mutants"])
+    alone = release.release(tmp_path / "mutants", ["mutants"])
+    hidden = [t.handoff for t in grader.load_rubric("mutants").tests if t.hidden]
+    assert hidden and not any((alone / "java/handoffs/src/main/java/handofflab/handoffs" / f"{h}.java").exists()
+                              for h in hidden)
+    (alone / ".tools").symlink_to(paths.TOOLS)
+    run = in_copy(alone, "check-lab", "mutants", str(SUBMISSIONS / "mutants" / "correct"), results=tmp_path / "r")
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("labs, where, problem", [
+    ([], "new", "name the labs"),
+    (["nosuchlab"], "new", "no lab called nosuchlab"),
+    (["buffer"], "full", "is not empty"),
+    (["buffer"], "kit", "inside the kit"),
+])
+def test_bad_release_requests_are_named(tmp_path, labs, where, problem):
+    target = {"new": tmp_path / "new", "full": tmp_path, "kit": paths.ROOT / "student-copy"}[where]
+    (tmp_path / "something").write_text("x")
+    with pytest.raises(LabError, match=problem):
+        release.release(target, labs)
