@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -64,10 +65,15 @@ def build(refresh: bool = False) -> Path:
     return BUILD / "index.html"
 
 
+def _env() -> dict:
+    """mdBook's preprocessors on PATH: mdbook-katex, and this Python (with tree-sitter) for TLA+ listings."""
+    return {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{Path(sys.executable).parent}:{os.environ['PATH']}"}
+
+
 def compile_book(book: Path) -> Path:
     """mdbook build, failing on any error or warning (a broken include is only
     a logged error to mdBook), then on any broken local link."""
-    env = {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{os.environ['PATH']}"}
+    env = _env()
     with step("Building the book with mdBook"):
         proc = toolchain.run([str(toolchain.mdbook()), "build", str(book)], "mdbook build",
                              "`./lab doctor` checks mdBook", env=env, timeout=600, check=False)
@@ -201,5 +207,5 @@ def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
 
 
 def serve(port: int = 3000) -> None:
-    env = {**os.environ, "PATH": f"{toolchain.mdbook_katex().parent}:{os.environ['PATH']}"}
+    env = _env()
     toolchain.run_foreground([str(toolchain.mdbook()), "serve", str(paths.BOOK), "-n", "127.0.0.1", "-p", str(port)], env)
