@@ -61,7 +61,7 @@ def execute(source: Path, timeout: int = 600) -> Executed:
     body = body.replace("](output_", f"](generated/notebooks/{source.stem}/output_")
     body = _alt_texts(nb, body)
     markdown = RENDERED / f"{source.stem}.md"
-    markdown.write_text(_fence_outputs(body))
+    markdown.write_text(fold_code(_fence_outputs(body)))
     return Executed(source.stem, ipynb, markdown, figures)
 
 
@@ -107,6 +107,13 @@ def _fence_outputs(md: str) -> str:
     if any(b.strip() for b in block):
         out += ["```text", *block, "```"]
     return "\n".join(out) + "\n"
+
+
+def fold_code(md: str) -> str:
+    """Each code cell folded under a "Show the code" line, so a chapter reads as the notebook's words
+    and results (the tables and plots each cell prints stay open) and the code is one click away."""
+    return re.sub(r"^```python\n.*?^```\n", lambda m: f"<details><summary>Show the code</summary>\n\n{m.group(0)}\n</details>\n",
+                  md, flags=re.M | re.S)
 
 
 def run_all(name: str | None = None) -> list[Executed]:

@@ -118,3 +118,16 @@ def test_a_page_without_its_plot_is_reported(tmp_path, monkeypatch):
     with pytest.raises(LabError) as e:
         book.screenshots((("glossary.html", "plot code"),))
     assert "plots missing" in e.value.problem and "code not highlighted" in e.value.problem
+
+
+def test_notebook_chapters_show_results_with_the_code_folded():
+    """A chapter from a notebook reads as words, tables and plots; each code cell is folded away."""
+    book.build()
+    pages = sorted((paths.GENERATED / "notebooks").glob("*.md"))
+    assert pages
+    for page in pages:
+        text = page.read_text()
+        cells = re.findall(r"^```python\n", text, re.M)
+        folded = re.findall(r"<details><summary>Show the code</summary>\n\n```python\n", text)
+        assert cells and len(folded) == len(cells), page.name
+        assert "```text" in text or "![Figure" in text, f"{page.name}: no result shown"
