@@ -54,13 +54,17 @@ class Swimlane:
 
     def markdown(self) -> str:
         esc = lambda s: s.replace("|", "\\|")
-        head = ["#", *self.threads, "shared state after the step"]
+        # a checker that sees no shared state (stress, Lincheck) gets no empty column: the page stays narrow
+        state = any(s.changes for s in self.steps)
+        head = ["#", *self.threads, *(["shared state after the step"] if state else [])]
         rows = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
         for i, s in enumerate(self.steps, 1):
-            cells = [str(i), *(f"`{esc(c)}`" if c else "" for c in self._cells(s)), esc(", ".join(s.changes))]
+            cells = [str(i), *(f"`{esc(c)}`" if c else "" for c in self._cells(s)),
+                     *([esc(", ".join(s.changes))] if state else [])]
             rows.append(f"| {' | '.join(cells)} |")
         if self.ending:
-            cells = ["end", *(f"**{esc(self.ending.get(t, ''))}**" for t in self.threads), esc(self.verdict)]
+            cells = ["end", *(f"**{esc(self.ending.get(t, ''))}**" for t in self.threads),
+                     *([esc(self.verdict)] if state else [])]
             rows.append(f"| {' | '.join(cells)} |")
         text = f"**{self.title}** — {self.checker} reports `{self.verdict}`\n\n" + "\n".join(rows) + "\n"
         if self.note:
