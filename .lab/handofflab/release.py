@@ -124,7 +124,9 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
             dst = target / f
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(paths.ROOT / f, dst)
-        _cut_pom(target / "java" / "pom.xml")
+        _cut_pom(paths.JAVA / "pom.xml", target / "java" / "pom.xml", MODULES)
+        ide = ["../java/handoffs", *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())]
+        _cut_pom(paths.LABS / "pom.xml", target / "labs" / "pom.xml", ide)  # the labs as an IDE opens them
     with step("Building the book without the answers"):
         _book(target / "book", secret)
     (target / MARKER).write_text(
@@ -142,13 +144,14 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
     return target
 
 
-def _cut_pom(pom: Path) -> None:
-    text = (paths.JAVA / "pom.xml").read_text()
-    modules = "".join(f"    <module>{m}</module>\n" for m in MODULES)
+def _cut_pom(source: Path, pom: Path, keep) -> None:
+    text = source.read_text()
+    modules = "".join(f"    <module>{m}</module>\n" for m in keep)
     cut, n = re.subn(r"(<modules>\n).*?(\s*</modules>)", lambda m: m.group(1) + modules.rstrip("\n") + m.group(2),
                      text, flags=re.S)
     if n != 1:
-        raise LabError("java/pom.xml has no <modules> list to cut down", "restore it with git checkout java/pom.xml")
+        raise LabError(f"{paths.shown(source)} has no <modules> list to cut down",
+                       f"restore it with git checkout {paths.shown(source)}")
     pom.write_text(cut)
 
 

@@ -101,3 +101,17 @@ def test_bad_release_requests_are_named(tmp_path, labs, where, problem):
     (tmp_path / "something").write_text("x")
     with pytest.raises(LabError, match=problem):
         release.release(target, labs)
+
+
+def test_the_java_labs_are_modules_an_ide_runs(copy):
+    """labs/pom.xml (what an IDE opens): each lab's public tests run on the file the student edits,
+    in the kit and in a student copy, and judge it (the PHT starter's TODOs fail)."""
+    from handofflab import toolchain
+    for root in (paths.ROOT, copy):
+        pom = root / "labs" / "pom.xml"
+        toolchain.mvn(["test", "-pl", "buffer", "-am", "-Dtest=StudentBufferTest",
+                       "-Dsurefire.failIfNoSpecifiedTests=false"], pom, "the buffer lab's module")
+        pht = subprocess.run(["mvn", "-q", "-B", "-f", str(pom), "test", "-pl", "pht", "-am", "-Dtest=StudentPhtTest",
+                              "-Dsurefire.failIfNoSpecifiedTests=false"], capture_output=True, text=True, timeout=600)
+        assert pht.returncode != 0 and "TODO: put" in pht.stdout, pht.stdout[-2000:]
+    assert "<module>mutants</module>" not in (copy / "labs" / "pom.xml").read_text()  # not a lab of this copy
