@@ -152,7 +152,7 @@ def check_links(root: Path) -> list[str]:
 # The pages a reader must see rendered: (page, what it must show).
 SCREENSHOT_PAGES = (("shared-buffer.html", "code math plot"), ("pht.html", "code math"),
                     ("theorems.html", "math plot"), ("benchmarks.html", "math plot"),
-                    ("pipes.html", "code"), ("glossary.html", "math"))
+                    ("pipes.html", "code tla"), ("glossary.html", "math"))
 SHOTS = paths.RESULTS / "book" / "screenshots"
 
 
@@ -190,6 +190,8 @@ def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
             problems.append("no rendered math (KaTeX)")
         if "code" in wants and "hljs-keyword" not in dom:
             problems.append("code not highlighted (highlight.js did not run)")
+        if "tla" in wants and not re.search(r'<code class="tla nohighlight hljs">(?:(?!</code>).)*hljs-keyword', dom, re.S):
+            problems.append("TLA+ not coloured (or re-coloured as plain text by highlight.js)")
         if "plot" in wants:
             images = re.findall(r'<img src="([^"]+\.png)"', dom)
             missing = [i for i in images if not (BUILD / unquote(i)).is_file()]

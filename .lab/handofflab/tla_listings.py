@@ -20,10 +20,10 @@ import tree_sitter_tlaplus
 from handofflab import paths
 
 # tree-sitter capture -> highlight.js class (the grammar's other captures stay plain)
+# (identifiers and operators stay plain: coloured too, a listing is a rainbow)
 CLASSES = {"keyword": "hljs-keyword", "comment": "hljs-comment", "string": "hljs-string", "number": "hljs-number",
            "constant": "hljs-literal", "module": "hljs-title", "type": "hljs-type", "function": "hljs-title",
-           "function.builtin": "hljs-built_in", "variable.builtin": "hljs-built_in", "tag": "hljs-symbol",
-           "variable.parameter": "hljs-params"}
+           "tag": "hljs-symbol"}
 FENCE = re.compile(r"^```tla[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)
 
 
@@ -47,7 +47,7 @@ def _coloured(source: str) -> tuple[str | None, ...]:
     classes: list[str | None] = [None] * len(data)
     spans = [(node.start_byte, node.end_byte, CLASSES[name])
              for name, nodes in ts.QueryCursor(query).captures(parser.parse(data).root_node).items()
-             if name in CLASSES for node in nodes]
+             if name in CLASSES for node in nodes if _token(name, data[node.start_byte:node.end_byte])]
     for start, end, cls in sorted(spans, key=lambda s: s[0] - s[1]):  # widest first: the narrowest wins
         classes[start:end] = [cls] * (end - start)
     # bytes -> characters (the specs hold a few non-ASCII characters)
@@ -56,6 +56,14 @@ def _coloured(source: str) -> tuple[str | None, ...]:
         out.append(classes[i])
         i += len(ch.encode())
     return tuple(out)
+
+
+def _token(capture: str, text: bytes) -> bool:
+    """The grammar also captures whole constructs (a PlusCal process as a keyword; the algorithm is
+    inside a block comment): colour tokens, a comment that is a comment, never a whole block."""
+    if capture == "comment":
+        return b"--algorithm" not in text and b"--fair algorithm" not in text
+    return b"\n" not in text
 
 
 def _specs() -> dict[str, str]:

@@ -119,8 +119,9 @@ def test_a_page_without_its_plot_is_reported(tmp_path, monkeypatch):
     if __import__("handofflab.toolchain").toolchain.chromium() is None:
         pytest.skip("no Chromium here (sudo apt-get install chromium)")
     with pytest.raises(LabError) as e:
-        book.screenshots((("glossary.html", "plot code"),))
+        book.screenshots((("glossary.html", "plot code tla"),))
     assert "plots missing" in e.value.problem and "code not highlighted" in e.value.problem
+    assert "TLA+ not coloured" in e.value.problem
 
 
 def test_notebook_chapters_show_results_with_the_code_folded():
