@@ -287,7 +287,10 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
     if reruns:
         grader.reruns(lab, submission, reruns, out_dir, allow_weak_isolation)
         return
-    g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation)
+    import time
+    start = time.monotonic()
+    g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation,
+                     progress=lambda text: console.print(f"[dim]… {time.monotonic() - start:5.1f} s  {text}[/]"))
     console.print(g.report())
     where = out_dir or paths.RESULTS / "grading" / lab / submission.resolve().stem
     console.print(f"\n[bold]{g.score:g} / {g.max_score:g}[/] — results.json and report.md in {where}")
@@ -322,9 +325,10 @@ def check_lab(lab, path, watch, allow_weak_isolation):
 
     def once() -> bool:
         start = time.monotonic()
-        with console.status(f"checking {path} against {lab}'s {len(public.tests)} public tests ..."):
+        with console.status(f"checking {path} against {lab}'s {len(public.tests)} public tests ...") as status:
             g = grader.grade(lab, path, paths.RESULTS / "check-lab" / lab, rubric=public,
-                             allow_weak_isolation=allow_weak_isolation)
+                             allow_weak_isolation=allow_weak_isolation,
+                             progress=lambda text: status.update(f"checking {path}: {text}"))
         for t in g.tests:
             mark = "[green]pass" if t.score == t.max_score else "[red]FAIL"
             console.print(f"{mark}[/] {t.name}" + ("" if t.score == t.max_score else f"\n      {t.output.strip()[:600]}"))

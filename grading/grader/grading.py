@@ -24,12 +24,14 @@ class WeakIsolation(LabError):
 
 
 def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
-          rubric: dict | Rubric | None = None, allow_weak_isolation: bool = False) -> Grade:
+          rubric: dict | Rubric | None = None, allow_weak_isolation: bool = False,
+          progress=None) -> Grade:
     """Grades one submission. Its code sees neither the hidden tests (grading/), nor the kit's
     history (.git), nor other grading results, nor where it came from, nor anything in `hide`
     (grade-batch: the other submissions). `rubric`: instead of the lab's own (the hostile suite
     grades with a lighter one). Whatever happens, out_dir/results.json is valid and says at
-    which isolation level the submission was graded; a failure of the grader itself is marked."""
+    which isolation level the submission was graded; a failure of the grader itself is marked.
+    `progress(text)`, if given, hears what the grader starts (`./lab grade` shows it)."""
     rubric = (rubric_mod.load(lab) if rubric is None else rubric if isinstance(rubric, Rubric)
               else rubric_mod.parse(rubric, "the rubric given"))
     submission = submission.resolve()
@@ -44,7 +46,7 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
     g.tests = [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests]
     start = time.monotonic()
     try:
-        _grade_into(g, rubric, submission, hide)
+        _grade_into(g, rubric, submission, hide, progress or (lambda text: None))
     except Exception as e:  # the grader's own failure: still a valid results.json, marked as such
         g.grader_error = f"{type(e).__name__}: {getattr(e, 'problem', e)}"
         g.problem = ("The grader itself failed, not your code; nothing was scored. Please tell your instructor "
@@ -58,7 +60,7 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
     return g
 
 
-def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ...]) -> None:
+def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ...], progress) -> None:
     with tempfile.TemporaryDirectory(prefix=f"grade-{g.lab}-") as tmp:
         work = Path(tmp) / "submission"
         work.mkdir()
@@ -82,6 +84,7 @@ def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ..
             shutil.copyfile(source, Path(tmp) / f"{source.name}.submitted")
             source = alone
         if source and not problem:
+            progress(f"{'translating' if source.suffix == '.tla' else 'compiling'} {source.name}")
             problem = (submission_mod.translate(source, jail) if source.suffix == ".tla"
                        else submission_mod.compile_java(source, Path(tmp) / "classes", jail, rubric))
         if problem:
@@ -91,4 +94,6 @@ def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ..
         else:
             ctx = Context(rubric, g, Path(tmp), jail, source)
             for kind in kinds.in_order(rubric.kinds):
+                tests = [t.name for t in rubric.tests if t.kind == kind.KIND]
+                progress(f"{kind.KIND}: {len(tests)} test(s) — {tests[0][:60]}" + (" …" if len(tests) > 1 else ""))
                 kind.score(ctx)

@@ -82,6 +82,16 @@ def test_lab_grade_exits_non_zero_below_full_marks(tmp_path):
     run = subprocess.run([str(paths.ROOT / "lab"), "grade", "buffer", str(SAMPLES / "does_not_compile"),
                           "--out", str(tmp_path / "out"), *weak], capture_output=True, text=True, timeout=600)
     assert run.returncode == 1 and "0 / 10" in run.stdout and "below full marks" in run.stdout + run.stderr, run.stdout
+    # progress before the report (before: nothing for 12–31 s)
+    assert run.stdout.index("compiling StudentBuffer.java") < run.stdout.index("# buffer: 0 / 10")
+
+
+def test_lab_grade_says_what_it_runs_as_it_goes(tmp_path):
+    import dataclasses
+    said, full = [], grader.load_rubric("buffer")
+    public = dataclasses.replace(full, tests=tuple(t for t in full.tests if not t.hidden))  # seconds, not minutes
+    grader.grade("buffer", SAMPLES / "correct", tmp_path, rubric=public, progress=said.append)
+    assert said == ["compiling StudentBuffer.java", "junit: 2 test(s) — public: one thread sees a FIFO …"], said
 
 
 def test_check_lab_runs_the_public_tests_only(tmp_path):
