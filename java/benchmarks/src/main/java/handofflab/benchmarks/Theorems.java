@@ -5,6 +5,7 @@ import handofflab.handoffs.ScanCountingPipes;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -15,8 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  * pht-inserts  M REPS            n,alpha,puts,mean_probes      (Theorem 1: an insert into a table holding n)
  * pht-searches M REPS N1,N2,..   n,alpha,takes,mean_probes     (Theorem 2: a take from a table holding n)
- * pht-conflicts M K TR_US ITEMS  m,k,t_r_us,takes,conflicted,mean_t_a_ns,seconds   (Theorem 3)
- * pipes-scan W TR_US GAP_US ITEMS  free,alpha,puts,mean_probes,waited   (ICN 2001, Theorem 3)
+ * pht-conflicts M K TR_US ITEMS  worker,start_ns,end_ns,slot,claim_met,t_r_ns   one row per take (Theorem 3)
+ * pipes-scan W TR_US GAP_US ITEMS  free,alpha,puts,mean_probes,waited,t_r_us,gap_us   (ICN 2001, Theorem 3)
  * </pre>
  * Keys are pseudo-random (a socket's identity hash is), from a fixed seed, so a run repeats.
  * The concurrent modes exit 1 if any connection was not taken exactly once.
@@ -125,19 +126,32 @@ public final class Theorems {
         }
     }
 
-    /** Theorem 3: K workers take and serve t_r each; one acceptor puts ITEMS as fast as the table lets it. */
+    /**
+     * Theorem 3: K workers take and serve t_r each; one acceptor puts ITEMS as fast as the table lets
+     * it. Each take is one row: its retrieval (first probe to claim), the slot of its first probe,
+     * whether its claim met another's, and the service time that really followed (a park overshoots:
+     * predictions use what happened, not the nominal t_r).
+     */
     static void phtConflicts(int m, int k, long serviceMicros, int items) throws InterruptedException {
         ProbeCountingPht<Conn> table = new ProbeCountingPht<>(m);
         Conn stop = new Conn(-1, 0);
         AtomicLong idSum = new AtomicLong(), served = new AtomicLong();
         Thread[] workers = new Thread[k];
+        StringBuilder[] rows = new StringBuilder[k];
         for (int w = 0; w < k; w++) {
+            int worker = w;
+            rows[w] = new StringBuilder();
             workers[w] = new Thread(() -> {
                 try {
                     for (Conn c = table.take(); c != stop; c = table.take()) {
                         idSum.addAndGet(c.id);
                         served.incrementAndGet();
+                        long began = System.nanoTime();
                         serve(serviceMicros);
+                        rows[worker].append(worker).append(',').append(table.lastRetrievalStart()).append(',')
+                                .append(table.lastRetrievalEnd()).append(',').append(table.lastFirstSlot()).append(',')
+                                .append(table.lastConflicted() ? 1 : 0).append(',').append(System.nanoTime() - began)
+                                .append('\n');
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -159,18 +173,20 @@ public final class Theorems {
         for (Thread t : workers) {
             t.join();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
         long takes = table.takes() - k;  // the stop markers are not connections
         checkExactlyOnce("pht-conflicts", takes, idSum.get(), items);
-        System.out.println("m,k,t_r_us,takes,conflicted,mean_t_a_ns,seconds");
-        System.out.printf("%d,%d,%d,%d,%d,%.1f,%.4f%n", m, k, serviceMicros, takes, table.conflictedTakes(),
-                table.meanProbingNanos(), seconds);
+        StringBuilder out = new StringBuilder("worker,start_ns,end_ns,slot,claim_met,t_r_ns\n");
+        for (StringBuilder r : rows) {
+            out.append(r);
+        }
+        System.out.print(out);
     }
 
     /** The pipe design's scan: W workers serve t_r each; the acceptor puts with exponential gaps (mean GAP_US). */
     static void pipesScan(int w, long serviceMicros, long gapMicros, int items) throws InterruptedException {
         ScanCountingPipes<Integer> pipes = new ScanCountingPipes<>(w);
         AtomicLong idSum = new AtomicLong(), served = new AtomicLong();
+        LongAdder serviceNanos = new LongAdder();
         Thread[] workers = new Thread[w];
         for (int i = 0; i < w; i++) {
             workers[i] = new Thread(() -> {
@@ -178,7 +194,9 @@ public final class Theorems {
                     for (int id = pipes.take(); id != 0; id = pipes.take()) {
                         idSum.addAndGet(id);
                         served.incrementAndGet();
+                        long began = System.nanoTime();
                         serve(serviceMicros);
+                        serviceNanos.add(System.nanoTime() - began);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -188,14 +206,22 @@ public final class Theorems {
         }
         long[] puts = new long[w + 1], probes = new long[w + 1], waited = new long[w + 1];
         SplittableRandom random = new SplittableRandom(4);
+        // Poisson arrivals on an absolute schedule: a park that wakes late makes the next gap shorter,
+        // so the load is the one asked for (gap by gap, each park overshoots by about 0.1 ms)
+        long first = System.nanoTime(), due = first;
         for (int id = 1; id <= items; id++) {
-            serve((long) (-Math.log(1 - random.nextDouble()) * gapMicros));  // Poisson arrivals
+            due += (long) (-Math.log(1 - random.nextDouble()) * gapMicros * 1000);
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                serve(TimeUnit.NANOSECONDS.toMicros(wait));
+            }
             pipes.put(id);
             int free = pipes.lastFreeAtStart();
             puts[free]++;
             probes[free] += pipes.lastProbes();
             waited[free] += free == 0 ? 1 : 0;
         }
+        double gapUs = (System.nanoTime() - first) / 1e3 / items;  // the mean gap the arrivals really had
         for (int i = 0; i < w; i++) {
             pipes.put(0);  // each worker's stop, one per pipe
         }
@@ -203,11 +229,12 @@ public final class Theorems {
             t.join();
         }
         checkExactlyOnce("pipes-scan", served.get(), idSum.get(), items);
-        System.out.println("free,alpha,puts,mean_probes,waited");
+        double serviceUs = serviceNanos.sum() / 1e3 / items;  // the mean service a worker really gave
+        System.out.println("free,alpha,puts,mean_probes,waited,t_r_us,gap_us");
         for (int free = 0; free <= w; free++) {
             if (puts[free] > 0) {
-                System.out.printf("%d,%.6f,%d,%.6f,%d%n", free, (double) free / w, puts[free],
-                        (double) probes[free] / puts[free], waited[free]);
+                System.out.printf("%d,%.6f,%d,%.6f,%d,%.1f,%.1f%n", free, (double) free / w, puts[free],
+                        (double) probes[free] / puts[free], waited[free], serviceUs, gapUs);
             }
         }
     }

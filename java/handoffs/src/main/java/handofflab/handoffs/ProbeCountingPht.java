@@ -10,24 +10,27 @@ import java.util.concurrent.atomic.LongAdder;
  * <ul>
  *   <li>probes per put and per take (Theorems 1 and 2), read with {@link #lastProbes()}
  *       by the thread that made the call;</li>
- *   <li>conflicts (Theorem 3): a take is <em>in conflict</em> when, while it claims a
- *       slot, another worker claims the same slot.</li>
+ *   <li>conflicts (Theorem 3), two ways. {@link #lastConflicted()} says whether a take's claim
+ *       of a slot met another worker's claim of it (nanoseconds apart); the theorem counts
+ *       retrievals that overlap in <em>time</em> and land on the same slot, so each take also
+ *       leaves its retrieval (first probe to claim, and the slot of its first probe) for the
+ *       calling thread to read: {@link #lastRetrievalStart()}, {@link #lastRetrievalEnd()},
+ *       {@link #lastFirstSlot()}. The notebook counts the overlaps from those.</li>
  * </ul>
  * The put and take code is the parent's, unchanged: this class only overrides the
  * probe and claim hooks. It is not in the catalog: the checkers check the plain class.
  */
 public final class ProbeCountingPht<T> extends ParallelHashTable<T> {
     private static final class PerThread {
-        int probes, lastSlot;
+        int probes, lastSlot, firstSlot;
         boolean conflicted;
-        long firstProbeNanos;
+        long firstProbeNanos, endNanos;
     }
 
     private final ThreadLocal<PerThread> mine = ThreadLocal.withInitial(PerThread::new);
     private final AtomicIntegerArray inSlot;    // workers claiming slot i right now
     private final AtomicLongArray entries;      // claims of slot i so far: a change while I am in it is a conflict
-    private final LongAdder takes = new LongAdder(), conflictedTakes = new LongAdder();
-    private final LongAdder probingNanos = new LongAdder();
+    private final LongAdder takes = new LongAdder();
 
     public ProbeCountingPht(int m) {
         super(m);
@@ -45,11 +48,8 @@ public final class ProbeCountingPht<T> extends ParallelHashTable<T> {
     public T take() throws InterruptedException {
         PerThread me = begin();
         T item = super.take();
+        me.endNanos = System.nanoTime();  // the retrieval ran from the first probe: the wait for an item is not in it
         takes.increment();
-        probingNanos.add(System.nanoTime() - me.firstProbeNanos);  // from the first probe, not the wait for an item
-        if (me.conflicted) {
-            conflictedTakes.increment();
-        }
         return item;
     }
 
@@ -63,10 +63,11 @@ public final class ProbeCountingPht<T> extends ParallelHashTable<T> {
     @Override
     SynchronizedRef<T> probe(int key, int i) {
         PerThread me = mine.get();
+        me.lastSlot = slotOf(key, i);
         if (me.probes++ == 0) {
             me.firstProbeNanos = System.nanoTime();
+            me.firstSlot = me.lastSlot;
         }
-        me.lastSlot = slotOf(key, i);
         return super.probe(key, i);
     }
 
@@ -90,17 +91,27 @@ public final class ProbeCountingPht<T> extends ParallelHashTable<T> {
         return mine.get().probes;
     }
 
+    /** When the calling thread's last take made its first probe (System.nanoTime). */
+    public long lastRetrievalStart() {
+        return mine.get().firstProbeNanos;
+    }
+
+    /** When the calling thread's last take had claimed its connection (System.nanoTime). */
+    public long lastRetrievalEnd() {
+        return mine.get().endNanos;
+    }
+
+    /** The slot the calling thread's last take probed first: the uniformly chosen slot of Theorem 3. */
+    public int lastFirstSlot() {
+        return mine.get().firstSlot;
+    }
+
+    /** Whether the calling thread's last take met another worker's claim of its slot. */
+    public boolean lastConflicted() {
+        return mine.get().conflicted;
+    }
+
     public long takes() {
         return takes.sum();
-    }
-
-    public long conflictedTakes() {
-        return conflictedTakes.sum();
-    }
-
-    /** Mean time from a take's first probe to its successful claim: the paper's t_a. */
-    public double meanProbingNanos() {
-        long n = takes.sum();
-        return n == 0 ? 0 : (double) probingNanos.sum() / n;
     }
 }
