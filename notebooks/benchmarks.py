@@ -114,8 +114,31 @@ print("Table 1, 250 ms, fastest first:",
       ", ".join(f"{r.design} {r.printed_ms}" for r in paper[(paper.source == 'Table 1 (2001)') & (paper.t_r_ms == 250)]
                 .sort_values("printed_ms").itertuples()))
 
+# %%
+# The 2006 paper's Fig. 4 (ms at t_r = 250 / 500), as printed there (JSA 2006, Sec. 6)
+fig4_2006 = {"SharedBuffer": {250: 16562, 500: 28960}, "ParallelHashTable": {250: 14562, 500: 24265}}
+fig5 = {(sw.design, w): ms for sw in cat.paper_sweeps if sw.figure.startswith("Fig. 5") for w, ms in zip(sw.workers, sw.ms)}
+table2 = next(sw for sw in cat.paper_sweeps if sw.figure.startswith("Table 2"))
+t250 = paper[(paper.source == "Table 1 (2001)") & (paper.t_r_ms == 250)].set_index("design").printed_ms
+t500 = paper[(paper.source == "Table 1 (2001)") & (paper.t_r_ms == 500)].set_index("design").printed_ms
+table1 = paper[paper.source == "Table 1 (2001)"].set_index(["design", "t_r_ms"])
+sweep = dict(zip(table2.workers, table2.ms))
+print("Table 2 (2001), the queue server:", ", ".join(f"W = {w}: {ms} ms" for w, ms in sweep.items()))
+
+# Every finding below, asserted on the numbers printed above:
+assert f"{gains[250]:.2%}" == "12.08%" and f"{gains[500]:.2%}" == "16.21%"             # the percentages follow
+assert t250["ThreadPerClient"] < t250["Pipes"] and t250["TwoLockQueue"] < t250["Pipes"]  # pipes not first at 250
+assert t500["Pipes"] == t500.min()                                                       # ... but first at 500
+assert table1.loc[("Iterative", 250), "efficiency"] == 1.0                               # 700000 is the bound
+assert [(r.source, r.design, r.t_r_ms) for r in impossible.itertuples()] == [("Table 1 (2001)", "ParallelHashTable", 500)]
+assert round(paper[(paper.source == table2.figure) & (paper.workers == 10)].efficiency.iloc[0], 3) == 0.996
+assert all(table1.loc[(d, t), "printed_ms"] == ms for d, row in fig4_2006.items() for t, ms in row.items())  # Fig. 4 = Table 1
+assert fig5[("SharedBuffer", 50)] == t250["SharedBuffer"] and fig5[("ParallelHashTable", 50)] == t250["ParallelHashTable"]
+assert min(sweep, key=sweep.get) == 70 and sweep[80] > sweep[70] and sweep[80] > sweep[60]  # 80 threads is not "best"
+print("every finding below holds on these numbers")
+
 # %% [markdown]
-# **What the recomputation finds.**
+# **What the recomputation finds** (each asserted in the cell above).
 #
 # - The percentages follow: 12.08 % and 16.21 %, mean 14.1 %.
 # - "Pipes beat every design" does not follow from Table 1 at $t_r = 250$ ms: thread
@@ -124,13 +147,25 @@ print("Table 1, 250 ms, fastest first:",
 # - The iterative server's 700000 ms is exactly $N t_r = 2800 \times 250$ ms: the
 #   bound itself, not a measurement (efficiency 1.000).
 # - **The PHT at $t_r = 500$ ms (24265 ms) is below the least possible time** for 50
-#   workers, $2800 \times 500 / 50 = 28000$ ms. Read as the time to serve all requests,
-#   it cannot be; the 2006 paper labels its columns "Avg. CPU time", and CPU time is not
-#   elapsed time, but then none of the times can be set against $t_r$ at all. Either
-#   way the 500 ms comparison of PHT against the shared buffer does not measure what
-#   the 250 ms one does.
+#   workers, $2800 \times 500 / 50 = 28000$ ms, and it is the only printed time that is.
+#   The tables' columns say "CPU time", but the 2001 paper says what it measured: "the
+#   server wall-clock time required to process a fixed number of requests" (ICN 2001,
+#   Sec. 5). As a wall-clock time to serve 2800 requests, 24265 ms cannot be; so the
+#   500 ms comparison of PHT against the shared buffer (16 %) rests on an impossible
+#   number.
 # - Every other printed time respects the bound; Table 2's 10-worker point (70312 ms
 #   against 70000) runs at efficiency 0.996.
+# - **The 2006 paper's Fig. 4 is the 2001 paper's Table 1, digit for digit** (rows 4
+#   and 6: 16562 / 28960 and 14562 / 24265), and its Fig. 5 at 50 workers repeats the
+#   same 250 ms values, although the 2006 paper describes a newer set-up (J2SE 1.4.0)
+#   and says each experiment was repeated 10 times. The 2006 comparison is therefore
+#   not a new measurement, and its 14 % carries the impossible 500 ms value with it.
+# - **The advice on thread counts does not follow from the papers' own sweep.** The
+#   2001 paper says better results come "with 70 to 80 threads", and its abstract and
+#   conclusion say "in the range of one hundred"; its Table 2 (printed above) is best at
+#   70 and worse at 80 (18203 ms) than at 60 (17047 ms), and stops at 80, so it shows
+#   nothing about 100. The 2006 paper's "50–70" matches its Fig. 5, where the best
+#   counts are 50 (both designs).
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -200,13 +235,15 @@ series = {d: g.seconds.to_numpy() for d, g in at_paper_settings(ok).groupby("des
 h, p = stats.kruskal(*series.values())
 print(f"Kruskal–Wallis over {len(series)} designs, 5 runs each: H = {h:.2f}, p = {p:.2g} "
       f"(critical H at 0.05: {stats.chi2.ppf(0.95, len(series) - 1):.2f})")
+if p >= 0.05:  # the pairwise tests are asked only of designs H finds different
+    print("H does not reject 'all designs alike' at 0.05: no pairwise test is run")
 
 # The papers' two claims, against the papers' own designs only (not the kit's two extra ones).
 paper_designs = {d for d, sv in cat.servers.items() if sv.table1} - {"Iterative", "Pipes"}
 claims = [("ParallelHashTable", "SharedBuffer", "the PHT beats the shared buffer (2006)")]
 claims += [("Pipes", d, f"pipes beat {d} (2001)") for d in sorted(paper_designs) if d in series]
 results = []
-for a, b, claim in claims:
+for a, b, claim in claims if p < 0.05 else []:
     if a in series and b in series:
         u, pu = stats.mannwhitneyu(series[a], series[b], alternative="two-sided")
         results.append((claim, np.median(series[a]), np.median(series[b]), pu))
@@ -220,12 +257,17 @@ for (claim, ma, mb, pu), pa in zip(results, adjusted):
     verdict = ("holds" if ma < mb else "reversed") if pa < 0.05 else "not shown"
     print(f"{claim:45} {ma:9.3f} {mb:9.3f} {pu:8.3f} {pa:9.3f}  {verdict}")
 
+# %%
+pooled = at[(at.workers == 50) & at.design.map(lambda d: cat.servers[d].threads == "pool")]
+print("pre-threaded with 50 workers:", ", ".join(f"{r.design} {r.efficiency:.3f}" for r in pooled.itertuples()))
+assert len(pooled) >= 3 and (pooled.efficiency >= 0.85).all(), "a pre-threaded design lost more than 15 % to its handoff"
+
 # %% [markdown]
 # Each design runs at its own Table 1 settings (the queue with 70 workers, pipes with 150),
 # as in the paper, so "pipes beat X" compares servers, not handoffs. On loopback with
-# two cores, the handoff is rarely the bottleneck: the pre-threaded designs with 50
-# workers sit within a few percent of their bound, and the differences the papers
-# measured on 2001 hardware shrink to what the table shows.
+# two cores, the handoff is rarely the bottleneck: every pre-threaded design with 50
+# workers reaches at least 0.85 of its bound (asserted; the efficiencies are printed
+# above, and the PHT's is the lowest of them in the shipped reference run).
 #
 # With 5 runs per design the smallest two-sided $p$ a rank test can give is
 # $2/\binom{10}{5} = 0.0079$, so after Holm's correction over many pairs only clear,
@@ -258,11 +300,18 @@ ax.legend(fontsize=8, ncol=2)
 plt.show()
 print(done.pivot(index="impl", columns="workers", values="ratio_to_abq").to_string(float_format="%.2f"))
 
+# %%
+ratios = done.pivot(index="impl", columns="workers", values="ratio_to_abq")
+assert (ratios.loc["ParallelHashTable"] < ratios.loc["MonitorBuffer"]).all() and \
+    (ratios.loc["PipeHandoff"] < ratios.loc["MonitorBuffer"]).all(), "the PHT or the pipes out-raced one monitor"
+print("the PHT and the pipes are slower than MonitorBuffer at every worker count of this run")
+
 # %% [markdown]
 # Read with the papers in mind: a bare handoff race on a few cores rewards the
 # cheapest put/take, and there the PHT (two semaphores, a probe and two slot monitors
 # per connection) and the pipes (a round trip per connection by design) lose to a
-# single monitor. In a server, each handoff is followed by $t_r$ of service, and the
-# differences shrink to the few percent the servers bench shows; the papers'
-# advantages for the PHT come from many single-core waiters contending on one monitor,
-# which these machines do not reproduce.
+# single monitor at every worker count (asserted). In a server, each handoff is
+# followed by $t_r$ of service, and the pre-threaded servers above lose at most 15 %
+# to it (asserted there). Why the papers found the PHT ahead is not settled here: a
+# conjecture, not tested by the kit, is that many waiters on single-core machines
+# contending for one monitor cost more there than on these machines.
