@@ -159,7 +159,7 @@ print(f"random start: above 1/alpha at F = {', '.join(map(str, rand_over.free))}
 # $1/\alpha$ at several loads (printed above) — unlike the PHT's take, which probes by
 # double hashing. The bound holds here only for the rotating start, whose scans pick up
 # where the last one left off. So the paper's Theorem 3 is a theorem about uniform
-# placement, not about the scan the paper describes. With 16 workers the difference is a handful of probes per connection,
-# each a read of one array entry — negligible next to a 250 ms request, which is why
-# the pipe server's measured times are not hurt by it; it is the *argument* that
-# needs the rotating start.
+# placement, not about the scan the paper describes. With 16 workers the difference is
+# a handful of probes per connection, each a read of one array entry: microseconds
+# against a 250 ms request, too little to explain a difference between the servers'
+# times. It is the *argument* that needs the rotating start.
