@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from handofflab import javacheck, notebooks, paths, specs, toolchain
+from handofflab import javacheck, notebooks, paths, specs, toolchain, tracecheck
 from handofflab.console import LabError, ok, step
 
 BUILD = paths.BOOK / "build"
@@ -24,7 +24,7 @@ RECORDED = paths.BOOK / "recorded"
 
 
 def included(kind: str) -> list[str]:
-    """The generated files of `kind` (specs | java) that the chapters include: read from the
+    """The generated files of `kind` (specs | java | trace) that the chapters include: read from the
     chapters themselves, so no list here restates the catalog or the book."""
     found = re.findall(rf"{{{{#include generated/{kind}/([\w.]+)}}}}",
                        "\n".join(p.read_text() for p in sorted((paths.BOOK / "src").glob("*.md"))))
@@ -38,9 +38,11 @@ def generate(refresh: bool = False) -> None:
         specs.check(show_traces=False)
     if refresh or not all((javacheck.OUT / f).exists() for f in included("java")):
         javacheck.check(show_traces=False)
+    if refresh or not all((tracecheck.OUT / f).exists() for f in included("trace")):
+        tracecheck.check(show_traces=False)
     if refresh or not all((notebooks.RENDERED / f"{s.stem}.md").exists() for s in notebooks.sources()):
         notebooks.run_all()
-    for src, dst in ((specs.OUT, "specs"), (javacheck.OUT, "java")):
+    for src, dst in ((specs.OUT, "specs"), (javacheck.OUT, "java"), (tracecheck.OUT, "trace")):
         target = paths.GENERATED / dst
         target.mkdir(parents=True, exist_ok=True)
         for f in src.glob("*.md"):

@@ -10,7 +10,7 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-CHECKERS = ("tlc", "lincheck", "stress", "jpf")
+CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace")
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
@@ -64,6 +64,7 @@ class Handoff:
     summary: str
     stress_seconds: float = 0.0  # at least this long per stress run, where a design's races are rare
     check: dict = field(default_factory=dict, hash=False)  # [handoff.check], raw: variants override keys
+    trace: str = ""  # the spec a recorded run is validated against (`./lab check trace`), if the design has one
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,10 @@ def load(path: Path = paths.CATALOG) -> Catalog:
     handoffs = {}
     for h in data.get("handoff", []):
         handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
-                                     float(h.get("stress_seconds", 0)), dict(h.get("check", {})))
+                                     float(h.get("stress_seconds", 0)), dict(h.get("check", {})), h.get("trace", ""))
+        if handoffs[h["name"]].trace and not (paths.SPECS / f"{handoffs[h['name']].trace}.tla").exists():
+            raise LabError(f"{path.name}: handoff '{h['name']}' has trace = '{h['trace']}', which is no spec in specs/",
+                           "name a trace spec that exists (e.g. SharedBufferTrace)")
     variants = {}
     for v in data.get("variant", []):
         where = f"{path.name}: variant '{v.get('name', '?')}'"

@@ -62,7 +62,21 @@ def doctor():
 
 @cli.group()
 def check():
-    """Model-check the kit: `check specs` (TLC) or `check java` (Lincheck, stress, JPF)."""
+    """Model-check the kit: `check specs` (TLC), `check java` (Lincheck, stress, JPF) or `check trace`
+    (recorded Java runs validated against their design's spec by TLC)."""
+
+
+@check.command("trace")
+@click.argument("name", required=False)
+@click.option("--runs", type=click.IntRange(1, 1000), default=10, show_default=True,
+              help="recorded runs per variant (a correct class must pass every one)")
+@click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
+def check_trace(name, runs, quiet):
+    """Trace validation: record Java runs of every variant the catalog has a trace verdict for (or NAME)
+    and let TLC decide whether each run is a behaviour of its design's spec."""
+    from handofflab import tracecheck
+    if not tracecheck.check(name, runs, show_traces=not quiet):
+        sys.exit(1)
 
 
 @check.command("specs")

@@ -20,6 +20,8 @@ def test_the_book_builds_with_math_and_included_listings():
     assert len(tla) >= 3 and all('<span class="hljs-keyword">' in listing for listing in tla)
     assert '<span class="hljs-keyword">process</span>' in html and '<span class="hljs-comment">' in html
     assert "language-tla" not in html
+    checkers = (index.parent / "checkers.html").read_text()  # trace validation's counterexample, from a real run
+    assert "LifoBuffer, one recorded run" in checkers and "the design cannot do this" in checkers
     # tables fit the page: long cells wrap, a wider table scrolls inside it
     css = re.search(r'href="(theme/tables[-\w]*\.css)"', html)  # mdBook adds a hash to the name
     assert css and "overflow-x: auto" in (index.parent / css.group(1)).read_text()

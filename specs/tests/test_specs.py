@@ -116,9 +116,9 @@ def test_refinement_alone_catches_a_bug(spec_copy):
 def test_every_design_checks_exactly_once_liveness_and_refinement():
     cat = catalog.load()
     for v in cat.variants.values():
-        text = v.cfg_file.read_text()
-        if v.handoff.name == "Handoff":
+        if v.handoff.name == "Handoff" or not v.cfg:  # a Java-only bug (LifoBuffer) has no model of its own
             continue
+        text = v.cfg_file.read_text()
         assert "INVARIANTS TypeOK NoDuplicate NoInvented NoLoss" in text, v.name
         assert "PROPERTIES EventuallyTaken Refines" in text, v.name
         assert "SPECIFICATION ServerSpec" in text and "CHECK_DEADLOCK TRUE" in text, v.name

@@ -58,7 +58,13 @@ public final class Main {
                 case "lincheck": v = LincheckCheck.run(subject, profile); break;
                 case "stress": v = StressCheck.run(subject, profile, seconds); break;
                 case "jpf": v = JpfCheck.run(subject, profile); break;
-                default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf"); return;
+                case "trace":  // records one run for trace validation; TLC judges it (./lab check trace)
+                    if (out == null) {
+                        usage("trace needs --out FILE (the verdict); the run's events go to FILE.csv");
+                    }
+                    v = TraceRecord.run(subject, profile, 2, Paths.get(out + ".csv"));
+                    break;
+                default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf, trace"); return;
             }
         }
         v.nonce = nonce == null ? "" : nonce;

@@ -53,6 +53,16 @@ public abstract class Ring<T> implements Handoff<T> {
     }
 
     /** Items buffered now (for measurements; takes the monitor). */
+    /** Takes the item put last, not the oldest: only {@link LifoBuffer}'s bug takes from this end. */
+    @SuppressWarnings("unchecked")
+    final T extractNewest() {
+        putAt = (putAt - 1 + items.length) % items.length;
+        T item = (T) items[putAt];
+        items[putAt] = null;
+        count--;
+        return item;
+    }
+
     public synchronized int size() {
         return count;
     }

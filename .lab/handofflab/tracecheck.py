@@ -1,0 +1,149 @@
+"""`./lab check trace`: trace validation. A Java run of a handoff is recorded from outside the class
+(every put and take as it begins and returns, on one logical clock; TraceRecord.java), and TLC decides
+whether the run is a behaviour of the design's spec (specs/<trace spec>.tla, named in the catalog's
+[handoff] as `trace`). It sees what stress and model checking of exactly-once cannot: a class that
+serves every connection once, but not as its design says (a stack where the design has a ring).
+One run is one behaviour: a run that happens not to show a bug proves nothing about it."""
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import catalog as catalog_mod, javacheck, paths, toolchain
+from handofflab.console import LabError, bad, console, ok, progress
+from handofflab.swimlanes import Step, Swimlane
+
+OUT = paths.RESULTS / "trace"
+RUNS = 10            # recorded runs per variant: a correct class must pass every one
+PROPERTY = "FollowsSpec"  # the verdict when a run is no behaviour of the design: violation:FollowsSpec
+
+
+@dataclass
+class TraceOutcome:
+    verdict: str           # pass | violation:FollowsSpec | deadlock
+    runs: int              # runs recorded and judged
+    detail: str
+    swimlane: Swimlane | None = None
+
+
+def traceable(cat=None) -> list[catalog_mod.Variant]:
+    """The variants with a Java class whose design has a trace spec and whose entry expects a verdict."""
+    cat = cat or catalog_mod.load()
+    return [v for v in cat.variants.values() if v.java and v.handoff.trace and "trace" in v.expect]
+
+
+def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: str | None = None,
+                  extra_classpath: str = "") -> TraceOutcome:
+    """Record up to `runs` runs (sizes taken in turn from the profile's stress_sizes) and judge each;
+    stop at the first that is no behaviour of the design."""
+    if not variant.handoff.trace:
+        raise LabError(f"{variant.handoff.name} has no trace spec", "the catalog's [handoff] names one as trace = ...")
+    sizes = variant.profile.stress_sizes or [variant.profile.size]
+    with tempfile.TemporaryDirectory(prefix="trace-") as tmp:
+        for i in range(runs):
+            size = sizes[i % len(sizes)]
+            profile = catalog_mod.CheckProfile.of({**variant.handoff.check, **variant.check, "size": size},
+                                                  f"variant '{variant.name}'")
+            verdict_file = Path(tmp) / f"run-{i}.json"
+            proc = toolchain.run(javacheck.checker_command("trace", java_class or variant.java, profile, verdict_file,
+                                                           0, extra_classpath),
+                                 f"recording {variant.name}", "run `./lab check trace NAME` alone", timeout=120,
+                                 check=False)
+            events = verdict_file.with_name(verdict_file.name + ".csv")
+            if proc.returncode != 0 or not events.exists():
+                raise LabError(f"recording {variant.name} failed (exit {proc.returncode}):\n"
+                               + "\n".join(proc.stderr.strip().splitlines()[-8:]), "run `./lab check trace NAME` alone")
+            log = list(csv.DictReader(events.open()))
+            stuck = '"verdict": "deadlock"' in verdict_file.read_text() or '"verdict":"deadlock"' in verdict_file.read_text()
+            accepted, furthest = judge(variant.handoff.trace, log, size, Path(tmp) / f"tlc-{i}")
+            if not accepted:
+                lane = swimlane(variant.name, log, furthest, size)
+                return TraceOutcome(f"violation:{PROPERTY}", i + 1,
+                                    f"run {i + 1} (size {size}) is no behaviour of {variant.handoff.spec}: event "
+                                    f"{furthest} of {len(log)} cannot happen there", lane)
+            if stuck:
+                return TraceOutcome("deadlock", i + 1, f"run {i + 1} (size {size}) never finished; what it did "
+                                                       "until then is a behaviour of the design")
+    return TraceOutcome("pass", runs, f"{runs} runs, each a behaviour of {variant.handoff.spec}")
+
+
+def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tuple[bool, int]:
+    """TLC on one recorded run: (is it a behaviour of the spec, the furthest event any behaviour reached)."""
+    folder.mkdir(parents=True)
+    threads = sorted({int(e["thread"]) for e in log}) or [0]
+    records = ",\n  ".join(f'[thread |-> {e["thread"]}, kind |-> "{e["kind"]}", op |-> "{e["op"]}", id |-> {e["id"]}]'
+                           for e in log)
+    (folder / "TraceLog.tla").write_text(
+        "---- MODULE TraceLog ----\n\\* One recorded run, written by ./lab check trace (a null id is -1)\nEXTENDS Integers\n"
+        f"Capacity == {capacity}\nThreads == {{{', '.join(map(str, threads))}}}\nLog == <<\n  {records}\n  >>\n====\n")
+    spec = folder / f"{trace_spec}.tla"
+    shutil.copyfile(paths.SPECS / f"{trace_spec}.tla", spec)
+    cfg = folder / f"{trace_spec}.cfg"
+    cfg.write_text("SPECIFICATION Spec\nINVARIANT Furthest\nINVARIANT NotWholeLog\nCHECK_DEADLOCK FALSE\n")
+    proc = toolchain.run(["java", "-XX:+UseParallelGC", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC", "-workers", "1",
+                          "-metadir", str(folder / "meta"), "-config", str(cfg), str(spec)],
+                         f"TLC on a trace of {trace_spec}", "run TLC by hand in the folder it names", cwd=folder,
+                         timeout=600, check=False)
+    out = proc.stdout + proc.stderr
+    furthest = max([int(n) for n in re.findall(r'<<"furthest", (\d+)>>', out)] or [1])
+    if "Invariant NotWholeLog is violated" in out:
+        return True, len(log) + 1
+    if "Model checking completed. No error has been found" in out:
+        return False, furthest
+    raise LabError(f"TLC could not judge the trace:\n" + "\n".join(out.strip().splitlines()[-15:]),
+                   f"check specs/{trace_spec}.tla (./lab check trace runs TLC on it with each recorded run)")
+
+
+def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimlane:
+    """The run's last events before the first one the design cannot take, one lane per thread."""
+    lanes = ["acceptor" if t == "0" else f"worker-{t}" for t in sorted({e["thread"] for e in log}, key=int)]
+    lane_of = lambda e: "acceptor" if e["thread"] == "0" else f"worker-{e['thread']}"  # noqa: E731
+    shown = log[max(0, furthest - 13):furthest]
+
+    def action(e: dict) -> str:
+        if e["kind"] == "begin":
+            return f"{e['op']}({e['id']}) begins" if e["op"] == "put" else "take() begins"
+        returned = "null" if e["id"] == "-1" else e["id"]
+        return f"put({e['id']}) returns" if e["op"] == "put" else f"take() returns {returned}"
+    steps = [Step(lane_of(e), action(e)) for e in shown]
+    if steps:
+        steps[-1] = Step(steps[-1].thread, steps[-1].action + "  ← the design cannot do this")
+    return Swimlane(f"{name}, one recorded run", "trace", f"violation:{PROPERTY}", lanes, steps,
+                    note=f"Event {furthest} of {len(log)} (capacity {capacity}): no order of the calls' effects, each "
+                         "between its call's begin and return, lets the design's spec do it. The rows before it are "
+                         "the run's last events.")
+
+
+def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True) -> bool:
+    """Every traceable variant (or one), against the catalog; True when all agree."""
+    cat = catalog_mod.load()
+    chosen = [cat.variant(name)] if name else traceable(cat)
+    if name and chosen[0] not in traceable(cat):
+        raise LabError(f"{name} has no catalogued trace verdict",
+                       f"traceable: {', '.join(v.name for v in traceable(cat))}")
+    all_agree = True
+    with progress() as bar:
+        task = bar.add_task("trace validation", total=len(chosen))
+        results = []
+        for v in chosen:
+            bar.update(task, description=f"trace: {v.name}")
+            outcome = check_variant(v, runs)
+            results.append((v, outcome))
+            bar.advance(task)
+    for v, outcome in results:
+        expected = v.expected("trace")
+        agrees = outcome.verdict == expected
+        all_agree &= agrees
+        (ok if agrees else bad)(f"{v.name}: {outcome.verdict} ({outcome.detail})"
+                                + ("" if agrees else f" — the catalog says {expected}"))
+        if outcome.swimlane:
+            OUT.mkdir(parents=True, exist_ok=True)
+            outcome.swimlane.save(OUT / f"{v.name}.trace")
+            if show_traces:
+                outcome.swimlane.show()
+    console.print(f"{sum(o.verdict == v.expected('trace') for v, o in results)} of {len(results)} agree with the catalog")
+    return all_agree
