@@ -33,6 +33,9 @@ _VIOLATIONS = [
     ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "
      "connection, or a slot was overwritten before it was taken.", "loss"),
     ("violation:Threw", _THREW, ""),
+    ("violation:FollowsSpec", "Failed: one run of your class is no behaviour of the shared buffer's design, even if "
+     "it lost nothing: below, the first call no order of the calls' effects explains is marked — a take that "
+     "returns a connection other than the oldest (or null), or a put that returns while every slot is full.", ""),
     ("violation:Linearizable", "Failed: Lincheck found an interleaving whose results no sequential handoff can give "
      "— a worker got a connection nobody put, or one twice. Read the interleaving below from top to bottom.",
      "duplicate"),

@@ -35,7 +35,7 @@ def gradebook(tmp_path_factory):
 def test_every_submission_gets_the_marks_it_gets_alone(gradebook):
     _, rows = gradebook
     assert {k: float(r["score"]) for k, r in rows.items()} == \
-        {"correct": 10, "notify_only": 7, "does_not_compile": 0, "notify_only.zip": 0}
+        {"correct": 10, "notify_only": 8, "does_not_compile": 0, "notify_only.zip": 0}
     stress = "hidden: stress under a watchdog (two workers; one to three slots, one or two acceptors; no lost wake-up)"
     assert rows["notify_only"][stress] == "0.0" and "does not compile" in rows["does_not_compile"]["problem"]
     assert "does not compile" in rows["notify_only.zip"]["problem"]
@@ -50,7 +50,7 @@ def test_each_submission_has_its_results_json_and_report(gradebook):
         results = json.loads((out / name / "results.json").read_text())
         assert {"score", "max_score", "tests"} <= results.keys() and (out / name / "report.md").exists()
         scores[name] = results["score"]
-    assert scores["notify_only"] == 7 and scores["notify_only.zip"] == 0
+    assert scores["notify_only"] == 8 and scores["notify_only.zip"] == 0
 
 
 def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatch):

@@ -35,15 +35,17 @@ def test_a_correct_submission_gets_full_marks(tmp_path):
 
 def test_the_starter_fails_both_hidden_tests_with_swimlanes(tmp_path):
     g, _, report = grade(tmp_path, paths.LABS / "buffer" / "starter")
-    assert scores(g) == [2, 2, 0, 0], g.report()
+    assert scores(g) == [2, 2, 0, 0, 0], g.report()
     assert "your StudentBuffer under lincheck" in report and "never accepted" in report
     assert "| # |" in report
+    # trace validation: the first call of a recorded run the design cannot explain (a take returning null)
+    assert "your StudentBuffer under trace" in report and "take() returns null  ← the design cannot do this" in report
 
 
 def test_fixing_only_the_if_leaves_the_lost_wakeup(tmp_path):
     # the one file the handout asks for, given alone (before: refused, "neither a folder nor a zip")
     g, _, report = grade(tmp_path, SAMPLES / "notify_only" / "StudentBuffer.java")
-    assert scores(g) == [2, 2, 3, 0], g.report()
+    assert scores(g) == [2, 2, 3, 0, 1], g.report()  # trace: what it did before the hang is allowed
     assert "lost wake-up" in report and "WAITING" in report
 
 
@@ -51,7 +53,7 @@ def test_if_in_put_passes_one_acceptor_and_fails_two(tmp_path):
     """A slip that only two acceptors show: the stress run's two-acceptor trials catch it
     (Lincheck's small scenarios never have two acceptors waiting at once)."""
     g, _, report = grade(tmp_path, SAMPLES / "if_in_put")
-    assert scores(g) == [2, 2, 3, 0], g.report()
+    assert scores(g) == [2, 2, 3, 0, 1], g.report()
     assert "2 acceptor(s)" in report and "never accepted" in report
 
 

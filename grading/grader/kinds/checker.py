@@ -2,6 +2,7 @@
 its own JVM in the jail, its verdict read back only if it carries this grading's nonce."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 from pathlib import Path
@@ -11,7 +12,7 @@ from grader.context import Context
 from grader.jail import Jail, MalformedReport, ended_early, read_report
 from grader.results import TestResult
 from grader.rubric import Rubric, TestSpec
-from handofflab import catalog, javacheck
+from handofflab import catalog, javacheck, tracecheck
 
 KIND = "checker"
 NEEDS: tuple[str, ...] = ()
@@ -30,13 +31,13 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
     cls = rubric.cls
     passed = []
     for checker in spec.checkers:
-        verdict, problem = _verdict(checker, spec, cls, classes, tmp, jail)
+        verdict, problem = (_trace if checker == "trace" else _verdict)(checker, spec, cls, classes, tmp, jail)
         if problem:
             result.output, result.pending = problem, bool(verdict.get("pending"))
             return
         if verdict["verdict"] != "pass":
             result.output = feedback.explain(verdict, rubric)
-            lane = javacheck.swimlane(verdict)
+            lane = verdict.get("lane") or javacheck.swimlane(verdict)
             if lane and lane.steps:  # a class that never loaded has no schedule to draw
                 lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
                 result.swimlane_md = lane.markdown()
@@ -46,7 +47,36 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
     result.output = "Passed: " + "; ".join(passed) + "."
 
 
-def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jail: Jail) -> tuple[dict, str]:
+def _trace(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jail: Jail) -> tuple[dict, str]:
+    """Trace validation: one run recorded (in the jail) at each of the design's stress sizes, each judged by
+    TLC (outside it) against the design's trace spec; the verdict of the first run that is no behaviour of
+    the design, else a pass."""
+    like = catalog.load().variant(spec.like)
+    if not like.handoff.trace:
+        raise ValueError(f"the rubric checks {spec.like} by trace, but {like.handoff.name} has no trace spec")
+    sizes = like.profile.stress_sizes or (like.profile.size,)
+    for i, size in enumerate(sizes):
+        profile = dataclasses.replace(like.profile, size=size)
+        verdict, problem = _verdict("trace", spec, cls, classes, tmp, jail, profile)
+        if problem:
+            return verdict, problem
+        try:
+            log = tracecheck.read_log(tmp / "trace.json.csv")
+        except (OSError, ValueError) as e:
+            return {}, (f"Not graded: the recorded run is malformed ({e}). The recorder writes it; please tell "
+                        "your instructor.")
+        accepted, furthest = tracecheck.judge(like.handoff.trace, log, size, tmp / f"trace-tlc-{i}")
+        if not accepted:
+            lane = tracecheck.swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, size)
+            return {"verdict": f"violation:{tracecheck.PROPERTY}", "lane": lane,
+                    "detail": f"a run with {size} slot(s), event {furthest} of {len(log)}"}, ""
+        # a run that hung (every thread waiting) and did only what the design allows until then passes here:
+        # hangs are the stress test's to name, and one that shows only by luck must not move this mark
+    return {"verdict": "pass", "detail": f"{len(sizes)} recorded runs, each a behaviour of the design"}, ""
+
+
+def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jail: Jail,
+             profile: catalog.CheckProfile | None = None) -> tuple[dict, str]:
     """(the verdict, "") of one checker on the submitted class, or ({}, why there is none)."""
     out = tmp / f"{checker}.json"
     seconds = float(spec.seconds or budgets.STRESS_SECONDS)
@@ -56,7 +86,7 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     # with twice the budget, then: not graded, regrade.
     for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
         out.unlink(missing_ok=True)
-        cmd = javacheck.checker_command(checker, cls, catalog.load().variant(spec.like).profile, out,
+        cmd = javacheck.checker_command(checker, cls, profile or catalog.load().variant(spec.like).profile, out,
                                         seconds * (1 + attempt), str(classes))
         nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
         run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")

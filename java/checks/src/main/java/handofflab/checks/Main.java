@@ -62,7 +62,7 @@ public final class Main {
                     if (out == null) {
                         usage("trace needs --out FILE (the verdict); the run's events go to FILE.csv");
                     }
-                    v = TraceRecord.run(subject, profile, 2, Paths.get(out + ".csv"));
+                    v = TraceRecord.run(subject, profile, 2, seconds, Paths.get(out + ".csv"));
                     break;
                 default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf, trace"); return;
             }
