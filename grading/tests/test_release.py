@@ -1,7 +1,8 @@
 """`./lab release`: a student copy holds no answer, and every lab in it still runs its public checks.
 The copy's own code runs (its .lab and grading on PYTHONPATH, ahead of the kit's editable install);
-it borrows the kit's .venv and .tools only to skip a second install."""
+it borrows the kit's .venv and TLC jar only to skip a second install."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths, release
+from handofflab import paths, release, toolchain
 from handofflab.console import LabError
 
 SUBMISSIONS = paths.GRADING / "tests" / "submissions"
@@ -20,7 +21,11 @@ SHARED = ["buffer", "pht", "pipes-spec", "server"]
 def copy(tmp_path_factory):
     target = tmp_path_factory.mktemp("student") / "handoff-lab"
     release.release(target, SHARED)
-    (target / ".tools").symlink_to(paths.TOOLS)
+    # The copy's own .tools, holding the kit's TLC jar (a copy, not a link: a kit that lives under /tmp,
+    # as a CI clone may, is out of a grading jail's sight, which empties /tmp but for the copy itself).
+    (target / ".tools" / "tla").mkdir(parents=True)
+    jar = toolchain.tlc_jar()
+    shutil.copyfile(jar, target / ".tools" / "tla" / jar.name)
     return target
 
 
