@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import catalog as catalog_mod, javacheck, paths, toolchain
+from handofflab import catalog as catalog_mod, javacheck, paths, tlc, toolchain
 from handofflab.console import LabError, bad, console, ok, progress
 from handofflab.swimlanes import Step, Swimlane
 
 OUT = paths.RESULTS / "trace"
 RUNS = 10            # recorded runs per variant: a correct class must pass every one
-SECONDS = 20         # a run of 200 puts takes milliseconds; a hang is told from a slow machine by thread states
+SECONDS = 20         # a run of 200 puts takes milliseconds; a hang is named sooner, by thread states
 PROPERTY = "FollowsSpec"  # the verdict when a run is no behaviour of the design: violation:FollowsSpec
+GENERIC = "HandoffTrace"  # how a log is read against a design's order and bound; specs/<Design>Trace.tla say which
 
 
 @dataclass
@@ -38,43 +41,58 @@ def traceable(cat=None) -> list[catalog_mod.Variant]:
     return [v for v in cat.variants.values() if v.java and v.handoff.trace and "trace" in v.expect]
 
 
+@dataclass
+class Recorded:
+    run: int          # 1-based
+    size: int
+    log: list[dict]
+    hung: bool        # it stopped before it was through: every thread waited, or one spun and handed nothing over
+
+
 def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: str | None = None,
                   extra_classpath: str = "") -> TraceOutcome:
-    """Record up to `runs` runs (sizes taken in turn from the profile's stress_sizes) and judge each;
-    stop at the first that is no behaviour of the design."""
+    """Record `runs` runs (sizes taken in turn from the profile's stress_sizes), have TLC judge them, one
+    run per core at a time, and report the first that is no behaviour of the design."""
     if not variant.handoff.trace:
         raise LabError(f"{variant.handoff.name} has no trace spec", "the catalog's [handoff] names one as trace = ...")
     sizes = variant.profile.stress_sizes or [variant.profile.size]
-    hung = 0
     with tempfile.TemporaryDirectory(prefix="trace-") as tmp:
-        for i in range(runs):
-            size = sizes[i % len(sizes)]
-            profile = catalog_mod.CheckProfile.of({**variant.handoff.check, **variant.check, "size": size},
-                                                  f"variant '{variant.name}'")
-            verdict_file = Path(tmp) / f"run-{i}.json"
-            proc = toolchain.run(javacheck.checker_command("trace", java_class or variant.java, profile, verdict_file,
-                                                           SECONDS, extra_classpath),
-                                 f"recording {variant.name}", "run `./lab check trace NAME` alone", timeout=120,
-                                 check=False)
-            events = verdict_file.with_name(verdict_file.name + ".csv")
-            if proc.returncode != 0 or not events.exists():
-                raise LabError(f"recording {variant.name} failed (exit {proc.returncode}):\n"
-                               + "\n".join(proc.stderr.strip().splitlines()[-8:]), "run `./lab check trace NAME` alone")
-            log = read_log(events)
-            recorded = json.loads(verdict_file.read_text())["verdict"]
-            stuck = recorded == "deadlock"
-            if recorded == "incomplete":
-                raise LabError(f"a run of {variant.name} did not finish in {SECONDS} s while a thread still ran",
-                               "the machine is too busy: run `./lab check trace` again when it is quieter")
-            accepted, furthest = judge(variant.handoff.trace, log, size, Path(tmp) / f"tlc-{i}")
-            if not accepted:
-                lane = swimlane(variant.name, log, furthest, size)
-                return TraceOutcome(f"violation:{PROPERTY}", i + 1,
-                                    f"run {i + 1} (size {size}) is no behaviour of {variant.handoff.spec}: event "
-                                    f"{furthest} of {len(log)} cannot happen there", lane)
-            hung += stuck  # what a hung run did is judged like the rest; the hang is the stress check's to name
+        recorded = [record(variant, i + 1, sizes[i % len(sizes)], Path(tmp), java_class, extra_classpath)
+                    for i in range(runs)]
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            judged = list(pool.map(lambda r: judge(variant.handoff.trace, r.log, r.size, Path(tmp) / f"tlc-{r.run}"),
+                                   recorded))
+    for r, (accepted, furthest) in zip(recorded, judged):
+        if not accepted:
+            return TraceOutcome(f"violation:{PROPERTY}", r.run,
+                                f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
+                                f"{furthest} of {len(r.log)} cannot happen there",
+                                swimlane(variant.name, r.log, furthest, r.size))
+    # what a hung run did is judged like the rest; the hang is the stress check's to name
+    hung = sum(r.hung for r in recorded)
     return TraceOutcome("pass", runs, f"{runs} runs, each a behaviour of {variant.handoff.spec}"
-                        + (f" ({hung} hung, every thread waiting, after only what the design allows)" if hung else ""))
+                        + (f" ({hung} stopped, every thread waiting or one spinning, after only what the design allows)"
+                           if hung else ""))
+
+
+def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java_class: str | None = None,
+           extra_classpath: str = "") -> Recorded:
+    """One run of the class recorded by TraceRecord.java, at one size."""
+    profile = catalog_mod.CheckProfile.of({**variant.handoff.check, **variant.check, "size": size},
+                                          f"variant '{variant.name}'")
+    verdict_file = folder / f"run-{run}.json"
+    proc = toolchain.run(javacheck.checker_command("trace", java_class or variant.java, profile, verdict_file,
+                                                   SECONDS, extra_classpath),
+                         f"recording {variant.name}", "run `./lab check trace NAME` alone", timeout=120, check=False)
+    events = verdict_file.with_name(verdict_file.name + ".csv")
+    if proc.returncode != 0 or not events.exists():
+        raise LabError(f"recording {variant.name} failed (exit {proc.returncode}):\n"
+                       + "\n".join(proc.stderr.strip().splitlines()[-8:]), "run `./lab check trace NAME` alone")
+    recorded = json.loads(verdict_file.read_text())["verdict"]
+    if recorded == "incomplete":
+        raise LabError(f"a run of {variant.name} did not finish in {SECONDS} s while a thread still ran",
+                       "the machine is too busy: run `./lab check trace` again when it is quieter")
+    return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
 _EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end"), "op": re.compile(r"put|take"),
@@ -100,11 +118,12 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
         "---- MODULE TraceLog ----\n\\* One recorded run, written by ./lab check trace (a null id is -1)\nEXTENDS Integers\n"
         f"Capacity == {capacity}\nThreads == {{{', '.join(map(str, threads))}}}\nLog == <<\n  {records}\n  >>\n====\n")
     spec = folder / f"{trace_spec}.tla"
-    shutil.copyfile(paths.SPECS / f"{trace_spec}.tla", spec)
+    for module in {trace_spec, GENERIC}:  # each design's trace spec instantiates the generic reading of a log
+        shutil.copyfile(paths.SPECS / f"{module}.tla", folder / f"{module}.tla")
     cfg = folder / f"{trace_spec}.cfg"
     cfg.write_text("SPECIFICATION Spec\nINVARIANT Furthest\nINVARIANT NotWholeLog\nCHECK_DEADLOCK FALSE\n")
-    proc = toolchain.run(["java", "-XX:+UseParallelGC", "-cp", str(toolchain.tlc_jar()), "tlc2.TLC", "-workers", "1",
-                          "-metadir", str(folder / "meta"), "-config", str(cfg), str(spec)],
+    (folder / "tmp").mkdir()  # TLC's own java.io.tmpdir: judges run side by side (tlc.command says why)
+    proc = toolchain.run(tlc.command(cfg, spec, folder / "meta", folder / "tmp"),
                          f"TLC on a trace of {trace_spec}", "run TLC by hand in the folder it names", cwd=folder,
                          timeout=600, check=False)
     out = proc.stdout + proc.stderr

@@ -1,5 +1,6 @@
 """`./lab verify-verdicts`: is every verdict the kit claims a verdict every time, on a busy
-machine too? Reruns each catalogued Java checker verdict (specs/catalog.toml) and grades each
+machine too? Reruns each catalogued Java checker verdict (specs/catalog.toml: Lincheck, stress and
+trace validation; JPF's, where JPF_HOME is set, by `./lab check java --jpf`) and grades each
 sample submission (grading/tests/submissions/expected.toml) N times while K busy loops compete
 for the cores, and prints, per pair, how many runs agreed with the claim. A pair below N/N is a
 claim to withdraw (with its reason in the catalog) or a checker to make deterministic."""
@@ -14,7 +15,7 @@ from pathlib import Path
 from rich.table import Table
 
 import grader
-from handofflab import catalog as catalog_mod, javacheck, paths
+from handofflab import catalog as catalog_mod, javacheck, paths, tracecheck
 from handofflab.console import LabError, bad, console, ok, progress
 
 EXPECTED = paths.GRADING / "tests" / "submissions" / "expected.toml"
@@ -40,7 +41,7 @@ def _busy(k: int) -> list[subprocess.Popen]:
 def run(runs: int, busy: int, only: str | None = None) -> int:
     cat = catalog_mod.load()
     pairs = [("java", v.name, checker, v.expected(checker)) for v in cat.variants.values() if v.java
-             and v.tier == "ci" for checker in ("lincheck", "stress") if v.expected(checker) is not None]
+             and v.tier == "ci" for checker in ("lincheck", "stress", "trace") if v.expected(checker) is not None]
     pairs += [("grade", lab, name, marks) for lab, samples in sample_marks().items() for name, marks in samples.items()]
     if only:
         pairs = [p for p in pairs if only in (p[1], p[2])]
@@ -86,6 +87,8 @@ def run(runs: int, busy: int, only: str | None = None) -> int:
 def _once(kind: str, a: str, b: str, cat):
     if kind == "java":
         v = cat.variant(a)
+        if b == "trace":  # one check: ten recorded runs, each judged by TLC
+            return tracecheck.check_variant(v).verdict
         return javacheck.run_checker(b, v.name, max(javacheck.STRESS_SECONDS["ci"], v.handoff.stress_seconds))["verdict"]
     g = grader.grade(a, sample_path(a, b), OUT / "last" / a / b)
     return [t.score for t in g.tests]

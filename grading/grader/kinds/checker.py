@@ -70,7 +70,7 @@ def _trace(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jai
             lane = tracecheck.swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, size)
             return {"verdict": f"violation:{tracecheck.PROPERTY}", "lane": lane,
                     "detail": f"a run with {size} slot(s), event {furthest} of {len(log)}"}, ""
-        # a run that hung (every thread waiting) and did only what the design allows until then passes here:
+        # a run that hung (every thread waiting) or spun, having done only what the design allows, passes here:
         # hangs are the stress test's to name, and one that shows only by luck must not move this mark
     return {"verdict": "pass", "detail": f"{len(sizes)} recorded runs, each a behaviour of the design"}, ""
 

@@ -98,36 +98,17 @@ public final class StressCheck {
         }
 
         void run(long deadline, Verdict v) throws InterruptedException {
+            List<Thread> acceptorThreads = new ArrayList<>(), workers = new ArrayList<>();
             for (int a = 1; a <= acceptors; a++) {
                 int first = a;
-                threads.add(new Thread(() -> accept(first), acceptors == 1 ? "acceptor" : "acceptor-" + a));
+                acceptorThreads.add(new Thread(() -> accept(first), acceptors == 1 ? "acceptor" : "acceptor-" + a));
             }
             for (int w = 1; w <= WORKERS; w++) {
-                threads.add(new Thread(this::work, "worker-" + w));
+                workers.add(new Thread(this::work, "worker-" + w));
             }
-            // Workers first, and only once all of them wait for work does the acceptor
-            // start: a pre-threaded server's pool is up before it accepts, and the
-            // verdict must not depend on a start-up race.
-            for (Thread t : threads) {
-                t.setDaemon(true);
-                if (!t.getName().startsWith("acceptor")) {
-                    t.start();
-                }
-            }
-            // At most 1 s in all: a worker that spins, yields or waits with a time limit never
-            // parks, and a late start must not eat the trial's budget.
-            long ready = System.nanoTime() + 1_000_000_000L;
-            for (Thread t : threads) {
-                while (System.nanoTime() < ready && !t.getName().startsWith("acceptor")
-                        && t.getState() == Thread.State.RUNNABLE) {
-                    Thread.sleep(1);
-                }
-            }
-            for (Thread t : threads) {
-                if (t.getName().startsWith("acceptor")) {
-                    t.start();
-                }
-            }
+            threads.addAll(acceptorThreads);
+            threads.addAll(workers);
+            PreThreaded.start(workers, acceptorThreads);
             long last = -1, lastChange = System.nanoTime(), lastProgress = System.nanoTime();
             while (true) {
                 Thread.sleep(20);
@@ -176,17 +157,8 @@ public final class StressCheck {
             }
         }
 
-        boolean allParked() {
-            for (Thread t : threads) {
-                Thread.State s = t.getState();
-                if (t.getName().startsWith("acceptor") && s == Thread.State.TERMINATED) {
-                    continue;
-                }
-                if (s != Thread.State.WAITING && s != Thread.State.BLOCKED) {
-                    return false;
-                }
-            }
-            return true;
+        boolean allParked() {  // an acceptor that has put all it had has ended; a worker ends only by throwing
+            return PreThreaded.allParked(threads);
         }
 
         /** Puts ids first, first + acceptors, ...: the acceptors share 1..PER_TRIAL between them. */

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -24,11 +25,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * design's spec (specs/*Trace.tla); the clock keeps every call that ended before another began
  * before it.
  *
- * <p>Writes OUT as CSV, {@code clock,thread,kind,op,id} sorted by clock (thread 0 is the
- * acceptor; an id a take returned as null is -1). The verdict is "recorded"; when the run has not
- * finished within its time, "deadlock" if every unfinished thread is waiting (nobody can go on), else
- * "incomplete" (a thread still runs: a busy machine, or a loop; the grader gives it more time). OUT
- * then holds what happened until then.
+ * <p>The workers start first, and the acceptor once they wait for work (PreThreaded), as in a
+ * pre-threaded server. Writes OUT as CSV, {@code clock,thread,kind,op,id} sorted by clock (thread 0
+ * is the acceptor; an id a take returned as null is -1). The verdict is "recorded"; or "deadlock" as
+ * soon as every thread that has not ended waits and the clock stands still (nobody can go on); or
+ * "livelock" when the clock stands still for StressCheck.SPIN_MS while a thread runs (a loop that
+ * hands nothing over); or, when the time is up while calls still happen, "incomplete" (a busy
+ * machine: the grader gives it more time). OUT then holds what happened until then.
  */
 final class TraceRecord {
     static final int PUTS = 200;
@@ -57,11 +60,10 @@ final class TraceRecord {
         AtomicInteger takesLeft = new AtomicInteger(PUTS);
         List<List<Event>> logs = new ArrayList<>();
         for (int t = 0; t <= workers; t++) {
-            logs.add(new ArrayList<>());  // one per thread: no sharing while recording
+            logs.add(Collections.synchronizedList(new ArrayList<>()));  // one per thread; read at a timeout too
         }
         CountDownLatch finished = new CountDownLatch(workers + 1);
-        List<Thread> threads = new ArrayList<>();
-        threads.add(new Thread(() -> {
+        Thread acceptor = new Thread(() -> {
             List<Event> log = logs.get(0);
             try {
                 for (int id = 1; id <= PUTS; id++) {
@@ -74,10 +76,11 @@ final class TraceRecord {
             } finally {
                 finished.countDown();
             }
-        }, "acceptor"));
+        }, "acceptor");
+        List<Thread> pool = new ArrayList<>();
         for (int w = 1; w <= workers; w++) {
             int me = w;
-            threads.add(new Thread(() -> {
+            pool.add(new Thread(() -> {
                 List<Event> log = logs.get(me);
                 try {
                     while (takesLeft.getAndDecrement() > 0) {
@@ -92,21 +95,29 @@ final class TraceRecord {
                 }
             }, "worker-" + w));
         }
-        for (Thread t : threads) {
-            t.setDaemon(true);  // a stuck thread must not keep the JVM alive
-            t.start();
-        }
-        boolean done = finished.await((long) (seconds * 1000), TimeUnit.MILLISECONDS);
-        boolean allWaiting = true;  // a thread that is still RUNNABLE may yet finish: no verdict of a hang
-        for (Thread t : threads) {
-            Thread.State state = t.getState();
-            allWaiting &= state == Thread.State.TERMINATED || state == Thread.State.WAITING
-                    || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED;
+        List<Thread> threads = new ArrayList<>(pool);
+        threads.add(acceptor);
+        PreThreaded.start(pool, List.of(acceptor));
+        // Until every call has returned, or every thread that has not ended waits and the clock has
+        // stood still for STALL_MS (a hang: nobody can go on), or the time is up while a thread
+        // still runs (a busy machine or a loop: no verdict).
+        long deadline = System.nanoTime() + (long) (seconds * 1e9), lastTick = -1, stillSince = System.nanoTime();
+        boolean done = false, hung = false, spun = false;
+        while (!done && !hung && !spun && System.nanoTime() < deadline) {
+            done = finished.await(20, TimeUnit.MILLISECONDS);
+            long tick = clock.get(), still = System.nanoTime() - stillSince;
+            if (tick != lastTick) {
+                lastTick = tick;
+                stillSince = System.nanoTime();
+                continue;
+            }
+            hung = !done && still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.allParked(threads);
+            spun = !done && !hung && still > StressCheck.SPIN_MS * 1_000_000L;  // as the stress check names a livelock
         }
         List<Event> all = new ArrayList<>();
-        synchronized (logs) {  // a stuck thread adds nothing more: it is blocked inside the handoff
-            for (List<Event> log : logs) {
-                all.addAll(new ArrayList<>(log));
+        for (List<Event> log : logs) {
+            synchronized (log) {  // a thread still running may add to its log as we read it
+                all.addAll(log);
             }
         }
         all.sort(Comparator.comparingLong(e -> e.clock));
@@ -117,10 +128,11 @@ final class TraceRecord {
         }
         write(out, csv.toString());
         Verdict v = new Verdict("trace", name);
-        v.verdict = done ? "recorded" : allWaiting ? "deadlock" : "incomplete";
-        v.detail = done ? all.size() + " events" : "the run did not finish in " + seconds + " s ("
-                + (allWaiting ? "every thread waits" : "a thread still runs") + "): " + all.size()
-                + " events recorded until then";
+        v.verdict = done ? "recorded" : hung ? "deadlock" : spun ? "livelock" : "incomplete";
+        v.detail = done ? all.size() + " events" : (hung ? "every thread waits, and nothing has happened for "
+                + StressCheck.STALL_MS + " ms" : spun ? "no call began or returned for " + StressCheck.SPIN_MS
+                + " ms although a thread runs" : "the run did not finish in " + seconds + " s while a thread still runs")
+                + ": " + all.size() + " events recorded until then";
         return v;
     }
 

@@ -1,0 +1,76 @@
+package handofflab.checks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import handofflab.handoffs.CheckProfile;
+import handofflab.handoffs.Handoff;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The recorder tells a hang and a spin from a busy machine by thread states and its clock, never by
+ * the time alone: a hang or a spin of the class is named (and the run so far judged), and only calls
+ * that keep happening past the time give "incomplete" (the grader then gives more time, never a mark).
+ */
+class TraceRecordTest {
+    private static final CheckProfile ONE_SLOT = CheckProfile.parse("size=1;sized_by=slots;bounded=true;acceptors=1");
+
+    /** Takes wait for ever: the first take never returns, and every thread ends up waiting. */
+    public static final class NeverGives implements Handoff<Integer> {
+        public NeverGives(int size) {
+        }
+
+        @Override
+        public synchronized void put(Integer item) {
+        }
+
+        @Override
+        public synchronized Integer take() throws InterruptedException {
+            while (true) {
+                wait();
+            }
+        }
+    }
+
+    /** A take that loops without end and without waiting, as a probe sequence that misses every slot does. */
+    public static final class Spins implements Handoff<Integer> {
+        private volatile boolean never;
+
+        public Spins(int size) {
+        }
+
+        @Override
+        public void put(Integer item) {
+        }
+
+        @Override
+        public Integer take() {
+            while (!never) {
+                Thread.onSpinWait();
+            }
+            return 0;
+        }
+    }
+
+    @Test
+    void aHangIsNamedAsSoonAsEveryThreadWaits(@TempDir Path dir) throws Exception {
+        long start = System.nanoTime();
+        Verdict v = TraceRecord.run(NeverGives.class.getName(), ONE_SLOT, 2, 20, dir.resolve("run.csv"));
+        assertEquals("deadlock", v.verdict, v.detail);
+        assertTrue(System.nanoTime() - start < 15_000_000_000L, "named long before the 20 s limit");
+        List<String> lines = Files.readAllLines(dir.resolve("run.csv"));
+        assertEquals("clock,thread,kind,op,id", lines.get(0));
+        assertTrue(lines.stream().anyMatch(l -> l.endsWith(",0,end,put,200")), "what the run did is kept to be judged");
+    }
+
+    @Test
+    void aSpinIsNamedNotTakenForABusyMachine(@TempDir Path dir) throws Exception {
+        Verdict v = TraceRecord.run(Spins.class.getName(), ONE_SLOT, 2, 60, dir.resolve("run.csv"));
+        assertEquals("livelock", v.verdict, v.detail);
+        assertTrue(v.detail.contains("no call began or returned"), v.detail);
+    }
+}
