@@ -14,7 +14,8 @@
 (*   Bound  - a put takes effect only while fewer than Bound connections  *)
 (*            are held (0: no bound, the put never waits).                 *)
 (* TLC tries every placement of the effects; the run is a behaviour of    *)
-(* the design iff some placement reads the whole log.                      *)
+(* the design iff some placement reads the whole log.  A call that threw   *)
+(* (kind "threw") is read by no step: no design throws.                    *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, TLC, TraceLog
 

@@ -95,7 +95,7 @@ def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java
     return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
-_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end"), "op": re.compile(r"put|take"),
+_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw"), "op": re.compile(r"put|take"),
           "id": re.compile(r"-?\d{1,9}")}
 
 
@@ -143,6 +143,8 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimla
     shown = log[max(0, furthest - 13):furthest]
 
     def action(e: dict) -> str:
+        if e["kind"] == "threw":  # no design throws: HandoffTrace has no step that reads it
+            return f"{e['op']}() threw"
         if e["kind"] == "begin":
             return f"{e['op']}({e['id']}) begins" if e["op"] == "put" else "take() begins"
         returned = "null" if e["id"] == "-1" else e["id"]

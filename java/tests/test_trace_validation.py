@@ -80,3 +80,12 @@ def test_a_connection_taken_twice_is_no_behaviour_of_any_design(tmp_path):
                        ("2", "end", "take", "1")]
     for spec in ("SharedBufferTrace", "TwoLockQueueTrace", "ParallelHashTableTrace", "PipesTrace"):
         assert judged(spec, twice, 3, tmp_path / spec) == (False, 8), spec
+
+
+def test_a_call_that_threw_is_no_behaviour_of_any_design(tmp_path):
+    """A starter's take throws; the recorder logs it, and no design's trace spec can read it."""
+    threw = PUT_1_2 + [("1", "begin", "take", "0"), ("1", "threw", "take", "0")]
+    for spec in ("SharedBufferTrace", "TwoLockQueueTrace", "ParallelHashTableTrace", "PipesTrace"):
+        assert judged(spec, threw, 2, tmp_path / spec) == (False, 6), spec
+    lane = tracecheck.swimlane("Starter", [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in threw], 6, 2)
+    assert lane.steps[-1].action.startswith("take() threw") and "the design cannot do this" in lane.steps[-1].action

@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The workers start first, and the acceptor once they wait for work (PreThreaded), as in a
  * pre-threaded server. Writes OUT as CSV, {@code clock,thread,kind,op,id} sorted by clock (thread 0
- * is the acceptor; an id a take returned as null is -1). The verdict is "recorded"; or "deadlock" as
+ * is the acceptor; kind is begin, end, or threw for a call that threw, which ends its thread; an id a
+ * take returned as null is -1). The verdict is "recorded"; or "deadlock" as
  * soon as every thread that has not ended waits and the clock stands still (nobody can go on); or
  * "livelock" when the clock stands still for StressCheck.SPIN_MS while a thread runs (a loop that
  * hands nothing over); or, when the time is up while calls still happen, "incomplete" (a busy
@@ -68,7 +69,12 @@ final class TraceRecord {
             try {
                 for (int id = 1; id <= PUTS; id++) {
                     log.add(new Event(clock.incrementAndGet(), 0, "begin", "put", id));
-                    handoff.put(id);
+                    try {
+                        handoff.put(id);
+                    } catch (RuntimeException | Error e) {  // no design throws: an event the trace spec cannot read
+                        log.add(new Event(clock.incrementAndGet(), 0, "threw", "put", id));
+                        return;
+                    }
                     log.add(new Event(clock.incrementAndGet(), 0, "end", "put", id));
                 }
             } catch (InterruptedException e) {
@@ -85,7 +91,13 @@ final class TraceRecord {
                 try {
                     while (takesLeft.getAndDecrement() > 0) {
                         log.add(new Event(clock.incrementAndGet(), me, "begin", "take", 0));
-                        Integer id = handoff.take();
+                        Integer id;
+                        try {
+                            id = handoff.take();
+                        } catch (RuntimeException | Error e) {
+                            log.add(new Event(clock.incrementAndGet(), me, "threw", "take", 0));
+                            return;
+                        }
                         log.add(new Event(clock.incrementAndGet(), me, "end", "take", id == null ? -1 : id));
                     }
                 } catch (InterruptedException e) {

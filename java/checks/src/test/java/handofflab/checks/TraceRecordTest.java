@@ -56,6 +56,29 @@ class TraceRecordTest {
         }
     }
 
+    /** A starter's take: it throws, as no design does. */
+    public static final class Throws implements Handoff<Integer> {
+        public Throws(int size) {
+        }
+
+        @Override
+        public void put(Integer item) {
+        }
+
+        @Override
+        public Integer take() {
+            throw new UnsupportedOperationException("not written yet");
+        }
+    }
+
+    @Test
+    void aCallThatThrowsIsRecordedForTheTraceSpecToRefuse(@TempDir Path dir) throws Exception {
+        Verdict v = TraceRecord.run(Throws.class.getName(), ONE_SLOT, 2, 20, dir.resolve("run.csv"));
+        assertEquals("recorded", v.verdict, v.detail);  // each thread ended: the run is through
+        List<String> lines = Files.readAllLines(dir.resolve("run.csv"));
+        assertTrue(lines.stream().anyMatch(l -> l.endsWith(",1,threw,take,0")), String.join("\n", lines));
+    }
+
     @Test
     void aHangIsNamedAsSoonAsEveryThreadWaits(@TempDir Path dir) throws Exception {
         long start = System.nanoTime();
