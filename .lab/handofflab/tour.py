@@ -1,35 +1,39 @@
 """`./lab tour`: the whole kit on its built-in default, the shared buffer —
-installs what is missing, then specs, Java checks, grading, notebook, book."""
+installs what is missing, then specs, Java checks, trace validation, grading, notebook, book."""
 from __future__ import annotations
 
 import time
 
 import grader
-from handofflab import book, javabuild, javacheck, notebooks, paths, specs, toolchain
+from handofflab import book, javabuild, javacheck, notebooks, paths, specs, toolchain, tracecheck
 from handofflab.console import LabError, console, heading, ok
 
 
 def run() -> None:
     start = time.monotonic()
-    heading("1/6  Tools (installed on first use, into .tools/ and .venv/)")
+    heading("1/7  Tools (installed on first use, into .tools/ and .venv/)")
     toolchain.tlc_jar()
     javabuild.build()
     toolchain.mdbook_katex()
     toolchain.katex_assets()
     ok("TLC, Java build, mdBook + KaTeX ready")
 
-    heading("2/6  TLC on the shared buffer's models (specs/SharedBuffer.tla)")
+    heading("2/7  TLC on the shared buffer's models (specs/SharedBuffer.tla)")
     specs.translations()
     outcomes = specs.check(handoff="SharedBuffer")
     if not all(o.matches for o in outcomes):
         raise LabError("a TLC result differs from specs/catalog.toml", "see the table above")
 
-    heading("3/6  The Java buffers under Lincheck and the stress watchdog")
+    heading("3/7  The Java buffers under Lincheck and the stress watchdog")
     jouts = javacheck.check(handoff="SharedBuffer")
     if not all(o.matches for o in jouts):
         raise LabError("a Java checker result differs from specs/catalog.toml", "see the table above")
 
-    heading("4/6  Grading two sample submissions of lab 'Fix the buffer'")
+    heading("4/7  Trace validation: real runs of the Java buffers, each held to the design by TLC")
+    if not tracecheck.check(handoff="SharedBuffer"):
+        raise LabError("a trace validation result differs from specs/catalog.toml", "see the lines above")
+
+    heading("5/7  Grading two sample submissions of lab 'Fix the buffer'")
     samples = {"the starter (both bugs)": paths.LABS / "buffer" / "starter",
                "a correct solution": paths.GRADING / "tests" / "submissions" / "buffer" / "correct"}
     grades = {}
@@ -39,10 +43,10 @@ def run() -> None:
         console.print(f"  {label}: [bold]{g.score:g} / {g.max_score:g}[/]  "
                       + ", ".join(f"{t.name.split(':')[0]} {t.score:g}/{t.max_score:g}" for t in g.tests))
 
-    heading("5/6  Executing the notebook")
+    heading("6/7  Executing the notebook")
     notebooks.run_all()
 
-    heading("6/6  Building the book")
+    heading("7/7  Building the book")
     index = book.build()
 
     heading(f"Done in {time.monotonic() - start:.0f} s — open these")

@@ -158,10 +158,10 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimla
                          "the run's last events.")
 
 
-def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True) -> bool:
-    """Every traceable variant (or one), against the catalog; True when all agree."""
+def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, handoff: str | None = None) -> bool:
+    """Every traceable variant (or one, or a design's), against the catalog; True when all agree."""
     cat = catalog_mod.load()
-    chosen = [cat.variant(name)] if name else traceable(cat)
+    chosen = [cat.variant(name)] if name else [v for v in traceable(cat) if handoff in (None, v.handoff.name)]
     if name and chosen[0] not in traceable(cat):
         raise LabError(f"{name} has no catalogued trace verdict",
                        f"traceable: {', '.join(v.name for v in traceable(cat))}")
