@@ -29,10 +29,11 @@ public final class NoDummyQueue<T> implements Handoff<T> {
     public void put(T item) {
         Node<T> node = new Node<>(item);
         synchronized (tailLock) {
-            if (tail == null) {
+            Node<T> last = tail;    // read once, as the spec's acceptor does: the loss, not an NPE, is the bug shown
+            if (last == null) {
                 head = node;        // BUG: the workers' field, written under the wrong lock
             } else {
-                tail.next = node;   // may link behind a node a worker has just taken
+                last.next = node;   // may link behind a node a worker has just taken
             }
             tail = node;
         }
