@@ -48,6 +48,21 @@ class Recorded:
     log: list[dict]
     hung: bool        # it stopped before it was through: every thread waited, or one spun and handed nothing over
 
+    @property
+    def handed_over(self) -> int:
+        return handed_over(self.log)
+
+
+def handed_over(log: list[dict]) -> int:
+    """How many takes returned in a recorded run."""
+    return sum(e["kind"] == "end" and e["op"] == "take" for e in log)
+
+
+def empty_hang(hung: bool, log: list[dict]) -> bool:
+    """A run that stopped before any take returned shows only calls that began, which every design
+    allows: it is no evidence that the class follows its design, so it passes no trace check."""
+    return hung and handed_over(log) == 0
+
 
 def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: str | None = None,
                   extra_classpath: str = "") -> TraceOutcome:
@@ -68,7 +83,12 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
                                 f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
                                 f"{furthest} of {len(r.log)} cannot happen there",
                                 swimlane(variant.name, r.log, furthest, r.size))
-    # what a hung run did is judged like the rest; the hang is the stress check's to name
+    empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
+    if empty:
+        return TraceOutcome("deadlock", empty.run, f"run {empty.run} (size {empty.size}) stopped before any take "
+                            f"returned: {len(empty.log)} calls began and none handed a connection over, so there is "
+                            "no behaviour to validate")
+    # what a hung run did once it had handed something over is judged like the rest; the hang is stress's to name
     hung = sum(r.hung for r in recorded)
     return TraceOutcome("pass", runs, f"{runs} runs, each a behaviour of {variant.handoff.spec}"
                         + (f" ({hung} stopped, every thread waiting or one spinning, after only what the design allows)"

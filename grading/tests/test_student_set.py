@@ -20,6 +20,7 @@ STUDENT_SET = [
     ("buffer", "linked_list", "Passed"),
     ("buffer", "one_condition_signal", "Every thread waits"),
     ("buffer", "drops_when_full", "never reached a worker"),
+    ("buffer", "inverted_wait", "Not one connection was handed over"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
 ]

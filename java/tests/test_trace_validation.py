@@ -89,3 +89,16 @@ def test_a_call_that_threw_is_no_behaviour_of_any_design(tmp_path):
         assert judged(spec, threw, 2, tmp_path / spec) == (False, 6), spec
     lane = tracecheck.swimlane("Starter", [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in threw], 6, 2)
     assert lane.steps[-1].action.startswith("take() threw") and "the design cannot do this" in lane.steps[-1].action
+
+
+def test_a_run_that_hung_before_any_take_returned_passes_no_trace_check(tmp_path):
+    """Calls that only began are a behaviour of every design: a class whose every call waits for ever
+    would pass on them alone. Such a run is no evidence (the grader's inverted_wait sample shows it);
+    a hang after a handoff is judged like any run, and an unfinished run without a hang is no hang."""
+    began = [("0", "begin", "put", "1"), ("1", "begin", "take", "0"), ("2", "begin", "take", "0")]
+    log = [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in began]
+    assert judged("SharedBufferTrace", began, 1, tmp_path / "began")[0], "the design allows calls that only began"
+    assert tracecheck.empty_hang(True, log)
+    handed = PUT_1_2 + [("1", "begin", "take", "0"), ("1", "end", "take", "1")]
+    assert not tracecheck.empty_hang(True, [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in handed])
+    assert not tracecheck.empty_hang(False, log)
