@@ -44,14 +44,24 @@ def labs() -> list[str]:
     return sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
 
 
-def _tracked() -> list[str]:
-    proc = toolchain.run(["git", "-C", str(paths.ROOT), "ls-files"], "git ls-files",
+def _tracked(*which: str) -> list[str]:
+    """The kit's files git tracks (or, with "--others", the new ones it does not yet)."""
+    proc = toolchain.run(["git", "-C", str(paths.ROOT), "ls-files", *which], "git ls-files",
                          "`./lab release` copies the kit's tracked files: run it in a git clone of the kit",
                          timeout=60, check=False)
     if proc.returncode != 0:
         raise LabError("`./lab release` copies the kit's tracked files, and this is no git checkout",
                        "run it in a clone of the kit")
     return proc.stdout.split()
+
+
+def _warn_untracked(wanted) -> list[str]:
+    """The copy is what git tracks: a new file the copy would hold, not yet added, would silently be missing."""
+    new = [f for f in _tracked("--others", "--exclude-standard") if wanted(f)]
+    if new:
+        warn(f"{len(new)} new file(s) that git does not track are NOT in the copy (`git add` them first):\n"
+             + "\n".join("  " + f for f in new[:20]))
+    return new
 
 
 def _code(text: str) -> str:
@@ -117,8 +127,10 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
         raise LabError(f"{target} is inside the kit", "make the student copy outside it, e.g. ../handoff-lab-student")
     secret, left_out = plan(chosen)
     tracked = _tracked()
-    keep = [f for f in tracked if f not in left_out and not f.startswith(NEVER) and "/src/test/" not in f
-            and (f.startswith(ALWAYS) or any(f.startswith(f"labs/{lab}/") for lab in chosen))]
+    wanted = lambda f: (f not in left_out and not f.startswith(NEVER) and "/src/test/" not in f  # noqa: E731
+                        and (f.startswith(ALWAYS) or any(f.startswith(f"labs/{lab}/") for lab in chosen)))
+    keep = [f for f in tracked if wanted(f)]
+    _warn_untracked(wanted)
     with step(f"Copying {len(keep)} files of the kit into {target}"):
         for f in keep:
             dst = target / f

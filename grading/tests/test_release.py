@@ -95,6 +95,15 @@ def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_a_new_file_git_does_not_track_is_named_as_left_out(monkeypatch):
+    """The copy holds what git tracks; a lab file written but not added must not vanish silently."""
+    said = []
+    monkeypatch.setattr(release, "_tracked", lambda *which: ["labs/buffer/NEW.md", "notes.txt"] if which else [])
+    monkeypatch.setattr(release, "warn", said.append)
+    assert release._warn_untracked(lambda f: f.startswith("labs/")) == ["labs/buffer/NEW.md"]
+    assert "NOT in the copy" in said[0] and "labs/buffer/NEW.md" in said[0] and "notes.txt" not in said[0]
+
+
 @pytest.mark.parametrize("labs, where, problem", [
     ([], "new", "name the labs"),
     (["nosuchlab"], "new", "no lab called nosuchlab"),
