@@ -35,6 +35,19 @@ class TraceOutcome:
     swimlane: Swimlane | None = None
 
 
+def rule(handoff: catalog_mod.Handoff) -> str:
+    """What a recorded run of this design may not do, in words, read from its trace spec's instance of
+    HandoffTrace (Fifo: which connection a take removes; Bound: how many it holds before a put waits)."""
+    inst = re.search(r"INSTANCE\s+" + GENERIC + r"\s+WITH\s+Fifo\s*<-\s*(TRUE|FALSE)\s*,\s*Bound\s*<-\s*(\w+)",
+                     (paths.SPECS / f"{handoff.trace}.tla").read_text())
+    if not inst:
+        raise LabError(f"specs/{handoff.trace}.tla does not instantiate {GENERIC} WITH Fifo <- ..., Bound <- ...",
+                       "write it as the other *Trace.tla modules do")
+    take = ("a take that returns null or a connection other than the oldest held" if inst[1] == "TRUE"
+            else "a take that returns null or a connection not held (never put, or taken already)")
+    return take + ("" if inst[2] == "0" else ", or a put that returns while every slot is full")
+
+
 def traceable(cat=None) -> list[catalog_mod.Variant]:
     """The variants with a Java class whose design has a trace spec and whose entry expects a verdict."""
     cat = cat or catalog_mod.load()

@@ -33,9 +33,8 @@ _VIOLATIONS = [
     ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "
      "connection, or a slot was overwritten before it was taken.", "loss"),
     ("violation:Threw", _THREW, ""),
-    ("violation:FollowsSpec", "Failed: one run of your class is no behaviour of the shared buffer's design, even if "
-     "it lost nothing: below, the first call no order of the calls' effects explains is marked — a take that "
-     "returns a connection other than the oldest (or null), or a put that returns while every slot is full.", ""),
+    ("violation:FollowsSpec", "Failed: one run of your class is no behaviour of {design}'s design, even if it lost "
+     "nothing: below, the first call no order of the calls' effects explains is marked — {rule}.", ""),
     ("violation:Linearizable", "Failed: Lincheck found an interleaving whose results no sequential handoff can give "
      "— a worker got a connection nobody put, or one twice. Read the interleaving below from top to bottom.",
      "duplicate"),
@@ -51,6 +50,8 @@ def explain(verdict: dict, rubric: Rubric) -> str:
         text, topic = _THREW, ""
     else:
         text, topic = next(((t, k) for start, t, k in _VIOLATIONS if v.startswith(start)), (f"Failed: {v}", ""))
+        if v.startswith("violation:FollowsSpec"):  # trace validation says which design, and what it forbids
+            text = text.format(design=verdict.get("design", "the handoff"), rule=verdict.get("rule", "see below"))
     if v.startswith(("violation:NoDuplicate", "violation:NoLoss")) or not topic:
         text += f" — {verdict['detail']}" if verdict.get("detail") else ""  # counts and the trial's shape
     return text + hint(rubric, topic)

@@ -1,7 +1,7 @@
 """The grader held to submissions written as students write them, other than the kit's own
 samples: correct ones in other styles (a ReentrantLock with two conditions, three semaphores,
 a deque, linear probing) must get full marks; plausible bugs (one condition with signal(), a
-put that gives up when full, a probe step that can be 0) their expected marks, and feedback
+put that gives up when full, a probe step that can be 0, a table that spills over when full) their expected marks, and feedback
 that names what the counterexample shows, not a guess. Each is graded once per test run."""
 import json
 from pathlib import Path
@@ -23,6 +23,7 @@ STUDENT_SET = [
     ("buffer", "inverted_wait", "Not one connection was handed over"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
+    ("pht", "spills_when_full", "a put that returns while every slot is full"),
 ]
 
 

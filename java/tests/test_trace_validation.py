@@ -102,3 +102,12 @@ def test_a_run_that_hung_before_any_take_returned_passes_no_trace_check(tmp_path
     handed = PUT_1_2 + [("1", "begin", "take", "0"), ("1", "end", "take", "1")]
     assert not tracecheck.empty_hang(True, [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in handed])
     assert not tracecheck.empty_hang(False, log)
+
+
+def test_the_feedback_names_each_designs_own_rule():
+    """A failed trace check tells the student what that design forbids, read from its trace spec."""
+    cat = catalog.load()
+    for name, fifo, bounded in [("SharedBuffer", True, True), ("TwoLockQueue", True, False),
+                                ("ParallelHashTable", False, True), ("Pipes", False, True)]:
+        said = tracecheck.rule(cat.handoffs[name])
+        assert ("oldest" in said) is fifo and ("every slot is full" in said) is bounded, (name, said)

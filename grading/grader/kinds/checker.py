@@ -72,7 +72,8 @@ def _trace(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jai
         accepted, furthest = tracecheck.judge(like.handoff.trace, log, size, tmp / f"trace-tlc-{i}")
         if not accepted:
             lane = tracecheck.swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, size)
-            return {"verdict": f"violation:{tracecheck.PROPERTY}", "lane": lane,
+            return {"verdict": f"violation:{tracecheck.PROPERTY}", "lane": lane, "design": like.handoff.title.lower(),
+                    "rule": tracecheck.rule(like.handoff),
                     "detail": f"a run with {size} slot(s), event {furthest} of {len(log)}"}, ""
         # a run that hung (every thread waiting) or spun after handing over what the design allows passes here:
         # hangs are the stress test's to name, and one that shows only by luck must not move this mark
