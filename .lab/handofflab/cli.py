@@ -172,7 +172,9 @@ class _ServeCommand(click.Command):
 @click.option("--backlog", type=int, default=1024, show_default=True, help="connections the kernel queues before accept")
 @click.option("--grace-ms", type=int, help="at Ctrl-C, how long to finish what was accepted (default: as long as "
                                              "the longest request may take, 60 s + 2 x the request timeout)")
-def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, bind, backlog, grace_ms):
+@click.option("--trace", is_flag=True, help="record every put and take of the handoff (pre-threaded designs); at "
+                                            "Ctrl-C, TLC checks the run against the design's trace spec")
+def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, bind, backlog, grace_ms, trace):
     """Run one server DESIGN in the foreground until Ctrl-C, then serve what it accepted and print its counts."""
     from handofflab import servers
     options = ["--port", str(port), "--workers", str(workers), "--slots", str(slots), "--delay-ms", str(delay_ms),
@@ -181,7 +183,7 @@ def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, b
         options += ["--grace-ms", str(grace_ms)]
     if handoff:
         options += ["--handoff", handoff]
-    sys.exit(servers.serve(design, options))
+    sys.exit(servers.serve(design, options, trace, handoff, workers, slots))
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

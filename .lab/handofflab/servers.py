@@ -2,7 +2,8 @@
 load client, run in the foreground on a JDK 21+ where there is one."""
 from __future__ import annotations
 
-from handofflab import catalog, javabuild, toolchain
+from handofflab import catalog, javabuild, paths, toolchain, tracecheck
+from handofflab.console import LabError, bad, ok, step
 
 
 def java_command(main: str, args: list[str]) -> list[str]:
@@ -11,9 +12,36 @@ def java_command(main: str, args: list[str]) -> list[str]:
             f"-Dhandofflab.designs={catalog.load().design_table()}", main, *args]
 
 
-def serve(design: str, options: list[str]) -> int:
-    catalog.load().server(design)  # a clear error, with the names, before starting a JVM
-    return toolchain.run_foreground(java_command("handofflab.servers.ServerMain", [design, *options]))
+def serve(design: str, options: list[str], trace: bool = False, handoff: str | None = None,
+          workers: int = 50, slots: int = 101) -> int:
+    """Runs DESIGN until Ctrl-C. With `trace`, its handoff's every put and take is recorded until the
+    last connection is taken, and TLC then judges the run against the design's trace spec."""
+    cat = catalog.load()
+    server = cat.server(design)  # a clear error, with the names, before starting a JVM
+    if not trace:
+        return toolchain.run_foreground(java_command("handofflab.servers.ServerMain", [design, *options]))
+    java = handoff or (server.handoff.java if server.handoff else None)  # the class its connections pass through
+    variant = next((v for v in cat.variants.values() if java and v.java == java), None)
+    if not variant or not variant.handoff.trace:
+        traced = [s.name for s in cat.servers.values() if s.handoff and s.handoff.trace]
+        raise LabError(f"--trace validates a handoff against its design's trace spec, and {design}"
+                       + (f" with {handoff}" if handoff else "") + " has none",
+                       f"trace one of: {', '.join(traced)}")
+    events = tracecheck.OUT / f"serve-{design}.csv"
+    events.parent.mkdir(parents=True, exist_ok=True)
+    events.unlink(missing_ok=True)
+    code = toolchain.run_foreground(java_command("handofflab.servers.ServerMain",
+                                                 [design, *options, "--trace", str(events)]))
+    if not events.exists():
+        bad(f"no trace was written to {paths.shown(events)}: the server stopped before its shutdown")
+        return code or 1
+    capacity = workers if variant.profile.sized_by == "workers" else slots
+    with step(f"TLC on the recorded run against {variant.handoff.trace}"):
+        outcome = tracecheck.check_log(events, variant, capacity, f"this run of {design} ({variant.java})")
+    (ok if outcome.verdict == "pass" else bad)(f"trace: {outcome.verdict}: {outcome.detail}")
+    if outcome.swimlane:
+        outcome.swimlane.show()
+    return code or (0 if outcome.verdict == "pass" else 1)
 
 
 def client(args: list[str]) -> int:

@@ -220,3 +220,23 @@ def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, h
                 outcome.swimlane.show()
     console.print(f"{sum(o.verdict == v.expected('trace') for v, o in results)} of {len(results)} agree with the catalog")
     return all_agree
+
+
+def check_log(events: Path, variant: catalog_mod.Variant, capacity: int, what: str) -> TraceOutcome:
+    """A log recorded elsewhere (a server run with --trace), judged against its handoff's design."""
+    if not variant.handoff.trace:
+        raise LabError(f"{variant.handoff.name} has no trace spec", "the catalog's [handoff] names one as trace = ...")
+    try:
+        log = read_log(events)
+    except (OSError, ValueError) as e:
+        raise LabError(f"{events} is no recorded run: {e}", "record one with `./lab serve DESIGN --trace`")
+    if not any(e["op"] == "put" for e in log):
+        return TraceOutcome("pass", 1, f"{what}: nothing was handed over, so there is nothing to validate")
+    with tempfile.TemporaryDirectory(prefix="trace-") as tmp:
+        accepted, furthest = judge(variant.handoff.trace, log, capacity, Path(tmp) / "tlc")
+    if accepted:
+        return TraceOutcome("pass", 1, f"{what}: {len(log)} events, a behaviour of {variant.handoff.spec}")
+    return TraceOutcome(f"violation:{PROPERTY}", 1, f"{what} is no behaviour of {variant.handoff.spec}: event "
+                        f"{furthest} of {len(log)} cannot happen there ({rule(variant.handoff)})",
+                        swimlane(variant.name, log, furthest, capacity))
+

@@ -60,3 +60,40 @@ def test_the_client_names_a_missing_server_and_bad_numbers():
     assert run.returncode == 1 and "is a server running?" in run.stdout
     run = _lab("client", "127.0.0.1", "8080", "-4", "1")
     assert run.returncode == 2 and "NCHILDREN must be a whole number" in run.stdout + run.stderr
+
+
+def _traced_run(design: str, *options: str) -> subprocess.CompletedProcess:
+    """`./lab serve DESIGN --trace`, six clients of five requests each, then SIGTERM, as Ctrl-C would."""
+    server = subprocess.Popen([str(paths.ROOT / "lab"), "serve", design, "--port", "0", "--trace", *options],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = ""
+        while "serving " not in line:  # after the build's progress lines: it listens
+            line = server.stdout.readline()
+            assert line, "the server ended before it listened"
+        port = re.search(r"127\.0\.0\.1:(\d+)", line).group(1)
+        run = _lab("client", "127.0.0.1", port, "6", "5", "5", "--quiet")
+        assert run.returncode == 0 and "answered once   30 of 30" in run.stdout, run.stdout + run.stderr
+    finally:
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=120)
+    return subprocess.CompletedProcess(server.args, server.returncode, out, "")
+
+
+def test_a_traced_server_run_is_checked_against_its_design():
+    """The servers switch trace validation on: the handoff's calls are recorded until the last connection
+    is taken (the workers' STOPs are no connections), and TLC judges the run. One worker and 30 requests
+    of 5 ms from six clients keep connections waiting, so a stack in place of the ring shows every run."""
+    good = _traced_run("SharedBuffer", "--workers", "1", "--slots", "5", "--delay-ms", "5")
+    # 30 puts and 30 takes, each begun and returned (and the worker's next take begun, if it is back): no STOP
+    assert good.returncode == 0 and re.search(r"trace: 12[01] events of MonitorBuffer", good.stdout), good.stdout
+    assert "trace: pass" in good.stdout, good.stdout
+    lifo = _traced_run("SharedBuffer", "--workers", "1", "--slots", "5", "--delay-ms", "5", "--handoff", "LifoBuffer")
+    assert lifo.returncode == 1 and "stopped cleanly: accepted 30, served 30" in lifo.stdout, lifo.stdout
+    assert "trace: violation:FollowsSpec" in lifo.stdout and "the design cannot do this" in lifo.stdout, lifo.stdout
+
+
+def test_trace_is_refused_for_a_design_without_a_handoff_spec():
+    run = _lab("serve", "ThreadPerClient", "--port", "0", "--trace")
+    assert run.returncode == 2 and "--trace validates a handoff" in run.stdout + run.stderr, run.stdout + run.stderr
+    assert "SharedBuffer" in run.stdout + run.stderr and "Traceback" not in run.stderr

@@ -1,29 +1,24 @@
 package handofflab.checks;
 
 import handofflab.handoffs.CheckProfile;
-import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
+import handofflab.handoffs.RecordedHandoff;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Trace validation's recorder: one acceptor puts ids 1..N into a handoff while the workers take N
- * in all, and every call is logged from outside the class, as it begins and as it returns, with a
- * logical clock (one counter for all threads, read just before the call and just after it). The
- * class is not changed and need not cooperate: a student's class is recorded as it is. TLC then
- * decides whether some order of the calls' effects, each inside its call, is a behaviour of the
- * design's spec (specs/*Trace.tla); the clock keeps every call that ended before another began
- * before it.
+ * Trace validation's recorded run: one acceptor puts ids 1..N into a handoff while the workers take
+ * N in all, and every call is logged from outside the class by {@link RecordedHandoff}, as it
+ * begins and as it returns, on one logical clock. The class is not changed and need not cooperate:
+ * a student's class is recorded as it is. TLC then decides whether some order of the calls'
+ * effects, each inside its call, is a behaviour of the design's spec (specs/*Trace.tla).
  *
  * <p>The workers start first, and the acceptor once they wait for work (PreThreaded), as in a
  * pre-threaded server. Writes OUT as CSV, {@code clock,thread,kind,op,id} sorted by clock (thread 0
@@ -40,68 +35,34 @@ final class TraceRecord {
     private TraceRecord() {
     }
 
-    private static final class Event {
-        final long clock;
-        final int thread;
-        final String kind, op;
-        final int id;
-
-        Event(long clock, int thread, String kind, String op, int id) {
-            this.clock = clock;
-            this.thread = thread;
-            this.kind = kind;
-            this.op = op;
-            this.id = id;
-        }
-    }
-
     static Verdict run(String name, CheckProfile profile, int workers, double seconds, Path out) throws Exception {
-        Handoff<Integer> handoff = Handoffs.create(name, profile.size);
-        AtomicLong clock = new AtomicLong();
+        RecordedHandoff<Integer> handoff = new RecordedHandoff<>(Handoffs.create(name, profile.size));
         AtomicInteger takesLeft = new AtomicInteger(PUTS);
-        List<List<Event>> logs = new ArrayList<>();
-        for (int t = 0; t <= workers; t++) {
-            logs.add(Collections.synchronizedList(new ArrayList<>()));  // one per thread; read at a timeout too
-        }
         CountDownLatch finished = new CountDownLatch(workers + 1);
         Thread acceptor = new Thread(() -> {
-            List<Event> log = logs.get(0);
             try {
                 for (int id = 1; id <= PUTS; id++) {
-                    log.add(new Event(clock.incrementAndGet(), 0, "begin", "put", id));
-                    try {
-                        handoff.put(id);
-                    } catch (RuntimeException | Error e) {  // no design throws: an event the trace spec cannot read
-                        log.add(new Event(clock.incrementAndGet(), 0, "threw", "put", id));
-                        return;
-                    }
-                    log.add(new Event(clock.incrementAndGet(), 0, "end", "put", id));
+                    handoff.put(id);  // logged as id: the recorder numbers puts 1, 2, ... as this loop does
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {  // logged as threw: the trace spec cannot read it
+                return;
             } finally {
                 finished.countDown();
             }
         }, "acceptor");
         List<Thread> pool = new ArrayList<>();
         for (int w = 1; w <= workers; w++) {
-            int me = w;
             pool.add(new Thread(() -> {
-                List<Event> log = logs.get(me);
                 try {
                     while (takesLeft.getAndDecrement() > 0) {
-                        log.add(new Event(clock.incrementAndGet(), me, "begin", "take", 0));
-                        Integer id;
-                        try {
-                            id = handoff.take();
-                        } catch (RuntimeException | Error e) {
-                            log.add(new Event(clock.incrementAndGet(), me, "threw", "take", 0));
-                            return;
-                        }
-                        log.add(new Event(clock.incrementAndGet(), me, "end", "take", id == null ? -1 : id));
+                        handoff.take();
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } catch (RuntimeException | Error e) {  // logged as threw, and this thread ends
+                    return;
                 } finally {
                     finished.countDown();
                 }
@@ -117,7 +78,7 @@ final class TraceRecord {
         boolean done = false, hung = false, spun = false;
         while (!done && !hung && !spun && System.nanoTime() < deadline) {
             done = finished.await(20, TimeUnit.MILLISECONDS);
-            long tick = clock.get(), still = System.nanoTime() - stillSince;
+            long tick = handoff.clock(), still = System.nanoTime() - stillSince;
             if (tick != lastTick) {
                 lastTick = tick;
                 stillSince = System.nanoTime();
@@ -126,19 +87,8 @@ final class TraceRecord {
             hung = !done && still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.allParked(threads);
             spun = !done && !hung && still > StressCheck.SPIN_MS * 1_000_000L;  // as the stress check names a livelock
         }
-        List<Event> all = new ArrayList<>();
-        for (List<Event> log : logs) {
-            synchronized (log) {  // a thread still running may add to its log as we read it
-                all.addAll(log);
-            }
-        }
-        all.sort(Comparator.comparingLong(e -> e.clock));
-        StringBuilder csv = new StringBuilder("clock,thread,kind,op,id\n");
-        for (Event e : all) {
-            csv.append(e.clock).append(',').append(e.thread).append(',').append(e.kind).append(',')
-                    .append(e.op).append(',').append(e.id).append('\n');
-        }
-        write(out, csv.toString());
+        List<RecordedHandoff.Event> all = handoff.events();
+        write(out, RecordedHandoff.csv(all));
         Verdict v = new Verdict("trace", name);
         v.verdict = done ? "recorded" : hung ? "deadlock" : spun ? "livelock" : "incomplete";
         v.detail = done ? all.size() + " events" : (hung ? "every thread waits, and nothing has happened for "

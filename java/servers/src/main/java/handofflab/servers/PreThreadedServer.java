@@ -2,7 +2,11 @@ package handofflab.servers;
 
 import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
+import handofflab.handoffs.RecordedHandoff;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * reported by name when the grace period ends.
  */
 public final class PreThreadedServer extends TcpServer {
-    private final Handoff<Connection> handoff;
+    private Handoff<Connection> handoff;  // set once before start(): the class, or it wrapped by record()
+    private RecordedHandoff<Connection> recorder;
+    private Path traceFile;
     private final String handoffName;
     private final Thread acceptor = new Thread(this::accepting, "acceptor");
     private final List<Thread> workers = new ArrayList<>();
@@ -56,6 +62,33 @@ public final class PreThreadedServer extends TcpServer {
             throw new IllegalArgumentException(handoffName + " cannot be built with "
                     + (pipes ? "--workers " + config.workers() : "--slots " + config.slots()) + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Logs every put and take from outside the handoff (trace validation, ./lab serve --trace) until
+     * every connection handed off has been taken at shutdown, then writes the log to {@code file}: the
+     * workers' STOPs are no connections, and are left out. Call it before {@link #start()}.
+     */
+    public void record(Path file) {
+        recorder = new RecordedHandoff<>(handoff);
+        handoff = recorder;
+        traceFile = file;
+    }
+
+    /** Ends the log and writes it, once: at shutdown, before the STOPs, or when draining failed. */
+    private void writeTrace() {
+        if (recorder == null || traceFile == null) {
+            return;
+        }
+        recorder.stop();
+        List<RecordedHandoff.Event> events = recorder.events();
+        try {
+            Files.write(traceFile, RecordedHandoff.csv(events).getBytes(StandardCharsets.UTF_8));
+            System.out.println("trace: " + events.size() + " events of " + handoffName + " written to " + traceFile);
+        } catch (IOException e) {
+            System.err.println("trace: could not write " + traceFile + ": " + e.getMessage());
+        }
+        traceFile = null;
     }
 
     public String handoffName() {
@@ -121,6 +154,14 @@ public final class PreThreadedServer extends TcpServer {
 
     @Override
     protected boolean drain(long deadlineNanos) throws InterruptedException {
+        try {
+            return draining(deadlineNanos);
+        } finally {
+            writeTrace();  // what was recorded, also when a broken handoff kept the server from draining
+        }
+    }
+
+    private boolean draining(long deadlineNanos) throws InterruptedException {
         if (!join(acceptor, deadlineNanos)) {
             acceptor.interrupt();
             workers.forEach(Thread::interrupt);
@@ -142,6 +183,7 @@ public final class PreThreadedServer extends TcpServer {
                 taken.wait(Math.max(1, left / 1_000_000));
             }
         }
+        writeTrace();  // every connection is taken: the STOPs below are not recorded
         // One STOP per worker (with pipes each STOP claims a different worker), from a thread of its
         // own: a put that blocks forever (a broken handoff) must not outlive the grace period.
         Thread stopper = new Thread(() -> {

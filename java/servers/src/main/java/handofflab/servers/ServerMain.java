@@ -5,7 +5,7 @@ import java.io.PrintStream;
 
 /**
  * {@code ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N]
- * [--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS] [--grace-ms N]}: runs
+ * [--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS] [--grace-ms N] [--trace FILE]}: runs
  * one design until Ctrl-C (or SIGTERM), then serves what it accepted, for at most the grace
  * period (default: as long as the longest request may take), and prints its counts.
  * Exit codes: 0 every accepted connection served or counted as a problem; 1 not (it could not
@@ -13,20 +13,22 @@ import java.io.PrintStream;
  */
 public final class ServerMain {
     static final String USAGE = "usage: ./lab serve DESIGN [--port N] [--workers N] [--slots N] [--delay-ms N] "
-            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS] [--grace-ms N]";
+            + "[--request-timeout-ms N] [--backlog N] [--bind ADDRESS] [--handoff CLASS] [--grace-ms N] [--trace FILE]";
 
     private ServerMain() {
     }
 
     public static void main(String[] args) {
         long[] grace = {-1};
+        String[] trace = {null};
         try {
             args = withoutGrace(args, grace);
+            args = withoutTrace(args, trace);
         } catch (IllegalArgumentException e) {
             System.err.println("serve: " + e.getMessage());
             System.exit(2);
         }
-        TcpServer server = start(args, System.out, System.err);
+        TcpServer server = start(args, System.out, System.err, trace[0] == null ? null : java.nio.file.Paths.get(trace[0]));
         if (server == null) {
             System.exit(2);
         }
@@ -75,8 +77,26 @@ public final class ServerMain {
         return rest.toArray(new String[0]);
     }
 
+    /** The arguments without {@code --trace FILE}, whose value goes to {@code trace[0]}. */
+    static String[] withoutTrace(String[] args, String[] trace) {
+        java.util.List<String> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--trace") && i + 1 < args.length) {
+                trace[0] = args[++i];
+            } else {
+                rest.add(args[i]);
+            }
+        }
+        return rest.toArray(new String[0]);
+    }
+
     /** Parses, builds, binds and starts; prints the problem and returns null when it cannot. */
     public static TcpServer start(String[] args, PrintStream out, PrintStream err) {
+        return start(args, out, err, null);
+    }
+
+    /** As above; with {@code trace}, a pre-threaded design's handoff is recorded into that file. */
+    public static TcpServer start(String[] args, PrintStream out, PrintStream err, java.nio.file.Path trace) {
         ServerConfig config;
         try {
             config = parse(args);
@@ -92,6 +112,15 @@ public final class ServerMain {
         } catch (IllegalArgumentException | UnsupportedOperationException | IOException e) {
             err.println("serve: " + e.getMessage());
             return null;
+        }
+        if (trace != null) {
+            if (!(server instanceof PreThreadedServer)) {
+                err.println("serve: --trace records a handoff, and " + config.design() + " has none: use a "
+                        + "pre-threaded design (" + String.join(", ", Designs.names().stream()
+                                .filter(n -> Designs.of(n).preThreaded()).toArray(String[]::new)) + ")");
+                return null;  // the JVM exits, and the listener with it
+            }
+            ((PreThreadedServer) server).record(trace);
         }
         server.start();
         String handoff = server instanceof PreThreadedServer ? ", handoff " + ((PreThreadedServer) server).handoffName() : "";

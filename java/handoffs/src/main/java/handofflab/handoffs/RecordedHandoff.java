@@ -1,0 +1,125 @@
+package handofflab.handoffs;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Trace validation's recorder, wrapped around any handoff: every put and take is logged from
+ * outside the class, as it begins and as it returns (or throws), on one logical clock read just
+ * before the call and just after it. The class is not changed and need not cooperate. TLC then
+ * decides whether some order of the calls' effects, each inside its call, is a behaviour of the
+ * design's spec (specs/*Trace.tla); the clock keeps every call that ended before another began
+ * before it. Used by the checks' recorder (TraceRecord) and by a server run with --trace.
+ *
+ * <p>Each item put gets the next id (1, 2, ...), and a take is logged with the id of the item it
+ * returned, by identity: -1 for null, 0 for an item that was never put. Threads are numbered as
+ * the spec's lanes: 0 for the thread named "acceptor", then 1, 2, ... in the order of their first
+ * call. {@link #stop()} ends the log (a server stops it before its shutdown STOP items).
+ */
+public final class RecordedHandoff<T> implements Handoff<T> {
+    /** One logged event: {@code kind} is begin, end or threw; {@code op} put or take. */
+    public static final class Event {
+        public final long clock;
+        public final int thread;
+        public final String kind, op;
+        public final int id;
+
+        Event(long clock, int thread, String kind, String op, int id) {
+            this.clock = clock;
+            this.thread = thread;
+            this.kind = kind;
+            this.op = op;
+            this.id = id;
+        }
+    }
+
+    private final Handoff<T> inner;
+    private final AtomicLong clock = new AtomicLong();
+    private final AtomicInteger nextThread = new AtomicInteger(1);
+    private final Map<Thread, List<Event>> logs = new ConcurrentHashMap<>();
+    private final Map<Thread, Integer> lanes = new ConcurrentHashMap<>();
+    private final Map<Object, Integer> ids = Collections.synchronizedMap(new IdentityHashMap<>());
+    private final AtomicInteger nextId = new AtomicInteger(1);
+    private volatile boolean stopped;
+
+    public RecordedHandoff(Handoff<T> inner) {
+        this.inner = inner;
+    }
+
+    @Override
+    public void put(T item) throws InterruptedException {
+        int id = nextId.getAndIncrement();
+        ids.put(item, id);  // before the call: a take may return it before put does
+        log("begin", "put", id);
+        try {
+            inner.put(item);
+        } catch (RuntimeException | Error e) {  // no design throws: an event the trace spec cannot read
+            log("threw", "put", id);
+            throw e;
+        }
+        log("end", "put", id);
+    }
+
+    @Override
+    public T take() throws InterruptedException {
+        log("begin", "take", 0);
+        T item;
+        try {
+            item = inner.take();
+        } catch (RuntimeException | Error e) {
+            log("threw", "take", 0);
+            throw e;
+        }
+        log("end", "take", item == null ? -1 : ids.getOrDefault(item, 0));
+        return item;
+    }
+
+    /** The logical clock: it stands still when no call begins or returns. */
+    public long clock() {
+        return clock.get();
+    }
+
+    /** Ends the log: calls after this are made but not logged. */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** Every event logged so far, in clock order (threads still running may add more). */
+    public List<Event> events() {
+        List<Event> all = new ArrayList<>();
+        for (List<Event> log : logs.values()) {
+            synchronized (log) {
+                all.addAll(log);
+            }
+        }
+        all.sort(Comparator.comparingLong(e -> e.clock));
+        return all;
+    }
+
+    /** Events as CSV: {@code clock,thread,kind,op,id}, what ./lab check trace reads. */
+    public static String csv(List<Event> events) {
+        StringBuilder csv = new StringBuilder("clock,thread,kind,op,id\n");
+        for (Event e : events) {
+            csv.append(e.clock).append(',').append(e.thread).append(',').append(e.kind).append(',')
+                    .append(e.op).append(',').append(e.id).append('\n');
+        }
+        return csv.toString();
+    }
+
+    private void log(String kind, String op, int id) {
+        if (stopped) {
+            return;
+        }
+        Thread me = Thread.currentThread();
+        int lane = lanes.computeIfAbsent(me, t -> "acceptor".equals(t.getName()) ? 0 : nextThread.getAndIncrement());
+        logs.computeIfAbsent(me, t -> Collections.synchronizedList(new ArrayList<>()))
+                .add(new Event(clock.incrementAndGet(), lane, kind, op, id));
+    }
+}
