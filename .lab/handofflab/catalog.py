@@ -17,6 +17,10 @@ THREADS = ("one", "per-connection", "pool")  # a server design's threads: who se
 
 
 SIZED_BY = ("slots", "workers", "nothing")
+# The question a handoff answers: how a server's acceptor passes a connection to a worker (Roussev &
+# Wu; exactly-once as specs/Handoff.tla says), or how an origin process passes an insert to a
+# target's service thread (Malard & Stewart; applied once, awaited and flushed only when applied).
+TRACKS = ("servers", "dht")
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ class Handoff:
     stress_seconds: float = 0.0  # at least this long per stress run, where a design's races are rare
     check: dict = field(default_factory=dict, hash=False)  # [handoff.check], raw: variants override keys
     trace: str = ""  # the spec a recorded run is validated against (`./lab check trace`), if the design has one
+    track: str = "servers"  # which paper's question it answers: servers (Roussev & Wu), dht (Malard & Stewart)
 
 
 @dataclass(frozen=True)
@@ -181,7 +186,10 @@ def load(path: Path = paths.CATALOG) -> Catalog:
     handoffs = {}
     for h in data.get("handoff", []):
         handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
-                                     float(h.get("stress_seconds", 0)), dict(h.get("check", {})), h.get("trace", ""))
+                                     float(h.get("stress_seconds", 0)), dict(h.get("check", {})), h.get("trace", ""),
+                                     h.get("track", "servers"))
+        if handoffs[h["name"]].track not in TRACKS:
+            raise LabError(f"{path.name}: handoff '{h['name']}' has track = '{h['track']}'", f"use one of {TRACKS}")
         if handoffs[h["name"]].trace and not (paths.SPECS / f"{handoffs[h['name']].trace}.tla").exists():
             raise LabError(f"{path.name}: handoff '{h['name']}' has trace = '{h['trace']}', which is no spec in specs/",
                            "name a trace spec that exists (e.g. SharedBufferTrace)")

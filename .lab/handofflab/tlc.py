@@ -209,22 +209,32 @@ def _swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
             stutters = True
     if not states:
         return Swimlane(f"{variant.name} under TLC", "tlc", verdict, [], [], note="TLC printed no trace.")
-    threads = list(states[0][1].get("pc", {}).keys())
+    pcs = list(states[0][1].get("pc", {}).keys())
+    threads = [_bare(t) for t in pcs]  # a process named by a string ("sender") is shown without quotes
     steps = []
     for (_, old), (action, new) in zip(states, states[1:]):
-        movers = [t for t in threads if old.get("pc", {}).get(t) != new.get("pc", {}).get(t)]
+        movers = [t for t in pcs if old.get("pc", {}).get(t) != new.get("pc", {}).get(t)]
         changes = [f"{path} = {val}" for var in new if var != "pc"
                    for path, val in tla_values.diff(var, old.get(var), new[var])]
-        lane = movers[0] if len(movers) == 1 else None
+        lane = movers[0] if len(movers) == 1 else None if movers else _looped(pcs, old.get("pc", {}), action, changes)
         label = f"{action} ▸ {_bare(new['pc'][lane])}" if lane else action
-        steps.append(Step(lane, label, changes))
+        steps.append(Step(_bare(lane) if lane else None, label, changes))
     ending = {}
     if verdict == "deadlock":
         last = states[-1][1].get("pc", {})
-        ending = {t: f"stuck: {_bare(last.get(t, '?'))}" for t in threads}
+        ending = {_bare(t): f"stuck: {_bare(last.get(t, '?'))}" for t in pcs}
     note = (f"The behaviour then loops back to state {loop_to} for ever." if loop_to else
             "Then nothing ever happens again (TLC: stuttering): no thread takes another step." if stutters else "")
     return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note)
+
+
+def _looped(pcs: list, pc: dict, action: str, changes: list[str]):
+    """The thread of a step that left every pc as it was (a loop back to its own label): the one
+    thread at the action's label, or among several there, the one whose own variables changed."""
+    at = [t for t in pcs if _bare(pc.get(t, "")) == action]
+    if len(at) > 1:
+        at = [t for t in at if any(f"[{tla_values.show(t)}]" in c for c in changes)]
+    return at[0] if len(at) == 1 else None
 
 
 def _bare(value) -> str:
