@@ -61,10 +61,6 @@ class Recorded:
     log: list[dict]
     hung: bool        # it stopped before it was through: every thread waited, or one spun and handed nothing over
 
-    @property
-    def handed_over(self) -> int:
-        return handed_over(self.log)
-
 
 def handed_over(log: list[dict]) -> int:
     """How many takes returned in a recorded run."""

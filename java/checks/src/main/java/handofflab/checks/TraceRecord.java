@@ -3,9 +3,6 @@ package handofflab.checks;
 import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoffs;
 import handofflab.handoffs.RecordedHandoff;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,19 +84,13 @@ final class TraceRecord {
             hung = !done && still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.allParked(threads);
             spun = !done && !hung && still > StressCheck.SPIN_MS * 1_000_000L;  // as the stress check names a livelock
         }
-        List<RecordedHandoff.Event> all = handoff.events();
-        write(out, RecordedHandoff.csv(all));
+        int events = handoff.writeTo(out);
         Verdict v = new Verdict("trace", name);
         v.verdict = done ? "recorded" : hung ? "deadlock" : spun ? "livelock" : "incomplete";
-        v.detail = done ? all.size() + " events" : (hung ? "every thread waits, and nothing has happened for "
+        v.detail = done ? events + " events" : (hung ? "every thread waits, and nothing has happened for "
                 + StressCheck.STALL_MS + " ms" : spun ? "no call began or returned for " + StressCheck.SPIN_MS
                 + " ms although a thread runs" : "the run did not finish in " + seconds + " s while a thread still runs")
-                + ": " + all.size() + " events recorded until then";
+                + ": " + events + " events recorded until then";
         return v;
-    }
-
-    private static void write(Path out, String text) throws IOException {
-        Files.createDirectories(out.toAbsolutePath().getParent());
-        Files.write(out, text.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -1,5 +1,9 @@
 package handofflab.handoffs;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -40,11 +44,20 @@ public final class RecordedHandoff<T> implements Handoff<T> {
         }
     }
 
+    /** One thread's lane number and its events (read by events() while the thread may still add). */
+    private static final class Lane {
+        final int number;
+        final List<Event> events = Collections.synchronizedList(new ArrayList<>());
+
+        Lane(int number) {
+            this.number = number;
+        }
+    }
+
     private final Handoff<T> inner;
     private final AtomicLong clock = new AtomicLong();
     private final AtomicInteger nextThread = new AtomicInteger(1);
-    private final Map<Thread, List<Event>> logs = new ConcurrentHashMap<>();
-    private final Map<Thread, Integer> lanes = new ConcurrentHashMap<>();
+    private final Map<Thread, Lane> lanes = new ConcurrentHashMap<>();
     private final Map<Object, Integer> ids = Collections.synchronizedMap(new IdentityHashMap<>());
     private final AtomicInteger nextId = new AtomicInteger(1);
     private volatile boolean stopped;
@@ -92,34 +105,42 @@ public final class RecordedHandoff<T> implements Handoff<T> {
     }
 
     /** Every event logged so far, in clock order (threads still running may add more). */
-    public List<Event> events() {
+    private List<Event> events() {
         List<Event> all = new ArrayList<>();
-        for (List<Event> log : logs.values()) {
-            synchronized (log) {
-                all.addAll(log);
+        for (Lane lane : lanes.values()) {
+            synchronized (lane.events) {
+                all.addAll(lane.events);
             }
         }
         all.sort(Comparator.comparingLong(e -> e.clock));
         return all;
     }
 
-    /** Events as CSV: {@code clock,thread,kind,op,id}, what ./lab check trace reads. */
-    public static String csv(List<Event> events) {
+    /**
+     * Writes every event logged so far to {@code out} as CSV, {@code clock,thread,kind,op,id} (what
+     * ./lab check trace reads), making its folder; returns how many it wrote.
+     */
+    public int writeTo(Path out) throws IOException {
+        List<Event> events = events();
         StringBuilder csv = new StringBuilder("clock,thread,kind,op,id\n");
         for (Event e : events) {
             csv.append(e.clock).append(',').append(e.thread).append(',').append(e.kind).append(',')
                     .append(e.op).append(',').append(e.id).append('\n');
         }
-        return csv.toString();
+        Path folder = out.toAbsolutePath().getParent();
+        if (folder != null) {
+            Files.createDirectories(folder);
+        }
+        Files.write(out, csv.toString().getBytes(StandardCharsets.UTF_8));
+        return events.size();
     }
 
     private void log(String kind, String op, int id) {
         if (stopped) {
             return;
         }
-        Thread me = Thread.currentThread();
-        int lane = lanes.computeIfAbsent(me, t -> "acceptor".equals(t.getName()) ? 0 : nextThread.getAndIncrement());
-        logs.computeIfAbsent(me, t -> Collections.synchronizedList(new ArrayList<>()))
-                .add(new Event(clock.incrementAndGet(), lane, kind, op, id));
+        Lane lane = lanes.computeIfAbsent(Thread.currentThread(),
+                t -> new Lane("acceptor".equals(t.getName()) ? 0 : nextThread.getAndIncrement()));
+        lane.events.add(new Event(clock.incrementAndGet(), lane.number, kind, op, id));
     }
 }

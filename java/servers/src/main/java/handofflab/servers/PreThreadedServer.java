@@ -4,8 +4,6 @@ import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
 import handofflab.handoffs.RecordedHandoff;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,10 +79,9 @@ public final class PreThreadedServer extends TcpServer {
             return;
         }
         recorder.stop();
-        List<RecordedHandoff.Event> events = recorder.events();
         try {
-            Files.write(traceFile, RecordedHandoff.csv(events).getBytes(StandardCharsets.UTF_8));
-            System.out.println("trace: " + events.size() + " events of " + handoffName + " written to " + traceFile);
+            int events = recorder.writeTo(traceFile);
+            System.out.println("trace: " + events + " events of " + handoffName + " written to " + traceFile);
         } catch (IOException e) {
             System.err.println("trace: could not write " + traceFile + ": " + e.getMessage());
         }
