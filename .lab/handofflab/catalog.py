@@ -19,8 +19,10 @@ THREADS = ("one", "per-connection", "pool")  # a server design's threads: who se
 SIZED_BY = ("slots", "workers", "nothing")
 # The question a handoff answers: how a server's acceptor passes a connection to a worker (Roussev &
 # Wu; exactly-once as specs/Handoff.tla says), or how an origin process passes an insert to a
-# target's service thread (Malard & Stewart; applied once, awaited and flushed only when applied).
-TRACKS = ("servers", "dht")
+# target's service thread (Malard & Stewart; applied once, awaited and flushed only when applied), or
+# how a calendar store orders the modify, delete and load of one event (McBride & Ferrell; the results
+# of one of the orderings, a deleted event never back).
+TRACKS = ("servers", "dht", "calendar")
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class Handoff:
     stress_seconds: float = 0.0  # at least this long per stress run, where a design's races are rare
     check: dict = field(default_factory=dict, hash=False)  # [handoff.check], raw: variants override keys
     trace: str = ""  # the spec a recorded run is validated against (`./lab check trace`), if the design has one
-    track: str = "servers"  # which paper's question it answers: servers (Roussev & Wu), dht (Malard & Stewart)
+    track: str = "servers"  # which paper's question: servers (Roussev & Wu), dht (Malard & Stewart), calendar (McBride & Ferrell)
 
 
 @dataclass(frozen=True)
