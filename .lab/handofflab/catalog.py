@@ -85,6 +85,14 @@ class Variant:
     expect: dict = field(hash=False)
     why: dict = field(hash=False)
     check: dict = field(default_factory=dict, hash=False)  # overrides of its handoff's [handoff.check]
+    # A class of the calendar store's collection lists (handofflab.calendar), checked by Lincheck as a
+    # set; not a handoff, so none of the handoff checkers, benchmarks or servers take it.
+    collection: str | None = None
+
+    @property
+    def java_class(self) -> str | None:
+        """The Java class the Java checkers run: a handoff's, or a collection list's."""
+        return self.java or self.collection
 
     @property
     def profile(self) -> CheckProfile:
@@ -174,7 +182,7 @@ class Catalog:
             chosen = [v for v in self.variants.values() if (tier == "full" or v.tier == "ci")
                       and (handoff is None or v.handoff.name == handoff)]
         if checker:
-            chosen = [v for v in chosen if checker in v.expect and (v.cfg if checker == "tlc" else v.java)]
+            chosen = [v for v in chosen if checker in v.expect and (v.cfg if checker == "tlc" else v.java_class)]
         return chosen
 
 
@@ -215,8 +223,11 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         variants[v["name"]] = Variant(
             name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
             bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
-            check=dict(v.get("check", {})),
+            check=dict(v.get("check", {})), collection=v.get("collection"),
         )
+        if v.get("collection") and (v.get("java") or set(expect) - {"lincheck"}):
+            raise LabError(f"{where} is a collection list with a Java handoff or a checker other than lincheck",
+                           "a collection list has `collection = \"CLASS\"` and only a lincheck verdict")
         if v.get("java"):
             variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
         if not variants[v["name"]].correct:

@@ -46,25 +46,26 @@ JPF_JVM = ["-Xmx3g", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
 JPF_TIMEOUT = 1800
 
 
-def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckProfile, out: Path, seconds: float,
+def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckProfile | None, out: Path, seconds: float,
                     extra_classpath: str = "") -> list[str]:
     """One checker on `java_class`, built and driven as `profile` says (a submitted class gets
-    the profile of the variant it is checked like)."""
+    the profile of the variant it is checked like); no profile: a collection list, checked as a set."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
     jvm = JPF_JVM if checker == "jpf" else []
-    return ["java", *jvm, "-cp", cp, "handofflab.checks.Main", checker, java_class, "--profile", profile.arg(),
+    how = ["--profile", profile.arg()] if profile else ["--collection"]
+    return ["java", *jvm, "-cp", cp, "handofflab.checks.Main", checker, java_class, *how,
             "--out", str(out), "--seconds", str(seconds)]
 
 
 def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 300) -> dict:
     """One checker on a catalogued variant's class, in its own JVM; returns the verdict JSON."""
     variant = catalog_mod.load().variant(name)
-    java_class = variant.java
+    java_class = variant.java_class
     out = OUT / f"{java_class}.{checker}.verdict.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
     stopper = "JPF's state budget" if checker == "jpf" else "the watchdog"
-    proc = toolchain.run(checker_command(checker, java_class, variant.profile, out, seconds),
+    proc = toolchain.run(checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds),
                          f"{checker} on {java_class}", f"{stopper} should have stopped it: run it alone with "
                          f"`./lab check java {name}` and report the thread dump",
                          timeout=max(timeout, JPF_TIMEOUT) if checker == "jpf" else timeout, check=False)
@@ -158,12 +159,12 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
     cat = cat or catalog_mod.load()
     if name in cat.handoffs:
         name, handoff = None, name
-    chosen = [v for v in cat.select(name, tier, handoff=handoff) if v.java]
+    chosen = [v for v in cat.select(name, tier, handoff=handoff) if v.java_class]
     if name and not chosen:
         raise LabError(f"{name} has no Java class in the catalog", "pick a variant with `java = ...`")
     checkers = ["lincheck", "stress"] + (["jpf"] if jpf else [])
     for v in chosen:
-        for checker in checkers:
+        for checker in _checkers(v, checkers):
             # A checker may be left unclaimed only with a reason (JPF's budget, a catch that needs luck).
             if v.expected(checker) is None and checker != "jpf" and checker not in v.why:
                 raise LabError(f"specs/catalog.toml: {v.name} has no expected result for {checker}",
@@ -171,15 +172,15 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
                                "claimed under [variant.why]")
     outcomes = []
     with progress() as bar:
-        task = bar.add_task("Java checks", total=len(chosen) * len(checkers))
+        task = bar.add_task("Java checks", total=sum(len(_checkers(v, checkers)) for v in chosen))
         for v in chosen:
-            for checker in checkers:
+            for checker in _checkers(v, checkers):
                 if v.expected(checker) is None:
-                    skip(f"{checker} on {v.java}: the catalog claims no verdict: "
+                    skip(f"{checker} on {v.java_class}: the catalog claims no verdict: "
                          + v.why.get(checker, "its comment in specs/catalog.toml says why"))
                     bar.advance(task)
                     continue
-                bar.update(task, description=f"{checker} {v.java}")
+                bar.update(task, description=f"{checker} {v.java_class}")
                 outcomes.append(check_pair(v, checker, tier, show_traces))
                 bar.advance(task)
     _report(outcomes, cat)
@@ -189,11 +190,16 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
     return outcomes
 
 
+def _checkers(v, checkers: list[str]) -> list[str]:
+    """The checkers that apply to a variant's class: a collection list is a set, which only Lincheck checks."""
+    return ["lincheck"] if v.collection else checkers
+
+
 def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant, str]]:
     """Every (variant, checker) whose verdict the catalog claims: what the sweep runs, one by one."""
     cat = cat or catalog_mod.load()
-    return [(v, checker) for v in cat.select(None, tier) if v.java for checker in ("lincheck", "stress")
-            if v.expected(checker) is not None]
+    return [(v, checker) for v in cat.select(None, tier) if v.java_class
+            for checker in _checkers(v, ["lincheck", "stress"]) if v.expected(checker) is not None]
 
 
 def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> JavaOutcome:

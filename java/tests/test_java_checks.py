@@ -3,6 +3,7 @@ caught by the checker the catalog names, and JPF's absence is a visible skip."""
 import json
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -16,7 +17,7 @@ PAIRS = javacheck.claimed_pairs()
 def test_the_checker_gives_the_catalogued_verdict(variant, checker):
     """One (variant, checker) per test, so a failure names its pair and -k selects it."""
     o = javacheck.check_pair(variant, checker)
-    assert (o.got, o.detail) and o.got == o.expected, f"{checker} on {variant.java}: {o.got} ({o.detail})"
+    assert (o.got, o.detail) and o.got == o.expected, f"{checker} on {variant.java_class}: {o.got} ({o.detail})"
     if o.got != "pass":  # a catch leaves a swimlane with its steps
         lane = javacheck.Swimlane.from_json((javacheck.OUT / f"{variant.name}.{checker}.json").read_text())
         md = (javacheck.OUT / f"{variant.name}.{checker}.md").read_text()
@@ -28,6 +29,9 @@ def test_the_checker_gives_the_catalogued_verdict(variant, checker):
 def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
     cat = catalog.load()
     for v in cat.select(None, "ci"):
+        if v.collection:  # a collection list is a set: Lincheck alone checks it, and must catch each slip
+            assert v.expected("lincheck") == ("pass" if v.correct else "violation:Linearizable"), v.name
+            continue
         if not v.java:
             continue
         claims = {c: v.expected(c) for c in ("lincheck", "stress") if v.expected(c) is not None}
@@ -56,6 +60,16 @@ def test_without_jpf_home_jpf_is_a_visible_skip_with_how_to_get_it(monkeypatch):
     assert verdict["verdict"] == "skip"
     assert "JPF_HOME" in verdict["detail"] and "never downloads" in verdict["detail"]
     assert "java-17" in verdict["detail"] and "JDK 17" in verdict["detail"]  # the branch that builds on this JDK
+
+
+def test_a_collection_list_is_refused_by_the_handoff_checkers_by_name():
+    cp = javabuild.classpath("checks")
+    proc = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "stress", "LazyList", "--collection"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "checked by lincheck only" in proc.stderr, proc.stderr
+    proc = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "lincheck", "NoSuchList", "--collection"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "error:Initializer" in proc.stdout and "NoSuchList" in proc.stdout, proc.stdout
 
 
 def test_every_java_class_has_a_jpf_claim_or_the_reason_there_is_none():

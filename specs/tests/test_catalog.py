@@ -82,3 +82,10 @@ def test_the_design_table_is_the_catalogs():
     assert [entry.split("/")[0] for entry in table] == list(cat.servers)
     assert "Pipes/PreThreadedServer/pool/PipeHandoff/workers" in table  # the class and its sizing, from the catalog
     assert "LockedAccept/LockedAcceptServer/pool" in table             # no kit handoff: nothing is handed over
+
+
+def test_a_collection_list_claiming_a_handoff_checker_is_named(tmp_path):
+    # a collection list is a set: stress and JPF drive handoffs, so a claim for them cannot be checked
+    problem = _broken(tmp_path, 'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"',
+                      'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"\nstress = "pass"')
+    assert "is a collection list" in problem and "other than lincheck" in problem

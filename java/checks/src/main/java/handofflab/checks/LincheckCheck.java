@@ -152,15 +152,8 @@ public final class LincheckCheck {
             if (m.find()) {
                 v.verdict = "violation:" + m.group(1);
                 v.detail = m.group(0);
-            } else if (msg.contains("Invalid execution results")) {
-                v.verdict = "violation:Linearizable";
-                v.detail = "an outcome no sequential handoff can give";
-            } else if (msg.contains("has hung") || msg.toLowerCase().contains("deadlock")) {
-                v.verdict = "deadlock";
-                v.detail = "every thread is blocked and the scenario cannot finish";
             } else {
-                v.verdict = "error";
-                v.detail = t.getClass().getSimpleName() + ": " + msg.lines().findFirst().orElse("");
+                judge(v, t, "an outcome no sequential handoff can give");
             }
         }
         v.stats.put("scenarios", scenarios.size());
@@ -168,7 +161,22 @@ public final class LincheckCheck {
         return v;
     }
 
-    private static Actor a(Method m, Object... args) {
+    /** Lincheck's failure as a verdict: an outcome no sequential run gives, a hang, or Lincheck's own error. */
+    static void judge(Verdict v, Throwable t, String nonLinearizable) {
+        String msg = String.valueOf(t.getMessage());
+        if (msg.contains("Invalid execution results")) {
+            v.verdict = "violation:Linearizable";
+            v.detail = nonLinearizable;
+        } else if (msg.contains("has hung") || msg.toLowerCase().contains("deadlock")) {
+            v.verdict = "deadlock";
+            v.detail = "every thread is blocked and the scenario cannot finish";
+        } else {
+            v.verdict = "error";
+            v.detail = t.getClass().getSimpleName() + ": " + msg.lines().findFirst().orElse("");
+        }
+    }
+
+    static Actor a(Method m, Object... args) {
         return new Actor(m, Arrays.asList(args));
     }
 }

@@ -1,5 +1,6 @@
 package handofflab.checks;
 
+import handofflab.calendar.CollectionList;
 import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoffs;
 import java.io.IOException;
@@ -12,7 +13,8 @@ import java.nio.file.Paths;
  * {@code java handofflab.checks.Main CHECKER CLASS --profile P [--out FILE] [--seconds S] [--nonce-stdin]}:
  * runs one checker over one handoff class and writes its verdict as JSON. {@code --profile}
  * is the catalog's check profile of the class, or of the design a submitted class is checked
- * like ({@link CheckProfile}): its size, its acceptors.
+ * like ({@link CheckProfile}): its size, its acceptors. With {@code --collection} instead, CLASS is
+ * one of the calendar store's collection lists ({@code handofflab.calendar}), which only Lincheck checks.
  * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
@@ -28,6 +30,7 @@ public final class Main {
         double seconds = 10;
         String nonce = "";
         CheckProfile profile = null;
+        boolean collection = false;
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
@@ -38,6 +41,8 @@ public final class Main {
                 // verdict file without it was not written by this checker.
                 nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
                         .readLine();
+            } else if (args[i].equals("--collection")) {
+                collection = true;
             } else if (args[i].equals("--profile") && i + 1 < args.length) {
                 try {
                     profile = CheckProfile.parse(args[++i]);
@@ -48,12 +53,18 @@ public final class Main {
                 usage("unknown argument '" + args[i] + "'");
             }
         }
-        if (profile == null) {
+        if (collection && !checker.equals("lincheck")) {
+            usage("a collection list is checked by lincheck only; " + checker + " drives handoffs");
+        }
+        if (profile == null && !collection) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
             return;
         }
-        Verdict v = initialize(checker, subject);
-        if (v == null) {
+        String className = collection ? CollectionList.class.getPackageName() + "." + subject : Handoffs.className(subject);
+        Verdict v = initialize(checker, subject, className);
+        if (v == null && collection) {
+            v = CollectionLincheck.run(subject);
+        } else if (v == null) {
             switch (checker) {
                 case "lincheck": v = LincheckCheck.run(subject, profile); break;
                 case "stress": v = StressCheck.run(subject, profile, seconds); break;
@@ -83,11 +94,11 @@ public final class Main {
      * so that a static initializer that never returns, or throws, is a verdict of its own
      * instead of a checker hung until the grader's time limit.
      */
-    private static Verdict initialize(String checker, String subject) throws InterruptedException {
+    private static Verdict initialize(String checker, String subject, String className) throws InterruptedException {
         Throwable[] failure = new Throwable[1];
         Thread loader = new Thread(() -> {
             try {
-                Class.forName(Handoffs.className(subject), true, Main.class.getClassLoader());
+                Class.forName(className, true, Main.class.getClassLoader());
             } catch (Throwable t) {
                 failure[0] = t;
             }
@@ -108,7 +119,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS --profile P [--out FILE] [--seconds S]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS --profile P|--collection [--out FILE] [--seconds S]");
         System.exit(2);
     }
 }
