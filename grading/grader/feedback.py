@@ -61,10 +61,10 @@ def _hang(seen: str) -> tuple[str, str]:
     """A hang's feedback and hint topic, from what the counterexample shows: threads that wait for
     ever are not threads that spin for ever, and neither tells a lost wake-up from a dropped item."""
     head = "Failed: the threads hang — none of them can ever finish. "
-    if "before any take returned" in seen:  # trace validation: a run that handed nothing over
-        return head + ("Not one connection was handed over: every `put` and every `take` waited from its first "
-                       "call, so the run shows nothing to check against the design. Read the condition each of "
-                       "them waits on, with the buffer empty and with room in it."), ""  # no wake-up was lost
+    if "before any take returned" in seen or "not one connection was handed over" in seen:  # trace, stress
+        return head + ("Not one connection was handed over: every thread waited before a single `take` "
+                       "returned. Read the condition each `put` and each `take` waits on, with the buffer "
+                       "empty and with room in it."), ""  # no wake-up was lost: nothing was ever woken for
     if _SPINS.search(seen):
         return head + ("A thread is caught in a loop it never leaves: it spins on a condition no other thread "
                        "can make true — a probe sequence that never reaches the slot it needs, or a busy-wait "

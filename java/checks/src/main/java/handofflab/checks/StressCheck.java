@@ -138,7 +138,12 @@ public final class StressCheck {
                             v.detail = (PER_TRIAL - now) + " accepted connection(s) never reached a worker";
                         } else {
                             v.verdict = "deadlock";
-                            v.detail = "no progress for " + STALL_MS + " ms and every thread is waiting: a lost wake-up";
+                            // Nothing handed over in a trial (a fresh handoff) is no lost wake-up: its first
+                            // notify always finds a waiting worker, so put and take wait on the wrong conditions.
+                            v.detail = now == 0
+                                    ? "every thread is waiting and not one connection was handed over: put and take "
+                                      + "wait on the wrong conditions"
+                                    : "no progress for " + STALL_MS + " ms and every thread is waiting: a lost wake-up";
                         }
                         break;
                     }
