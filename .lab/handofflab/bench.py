@@ -68,20 +68,26 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
             f"{CHILDREN} clients x {REQUESTS} requests")
     cmd = servers.java_command("handofflab.servers.ServerBench",
                                [str(raw), str(plan.reps), str(CHILDREN), str(REQUESTS), *pts])
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for line in proc.stdout:
-        print(line.rstrip(), flush=True)  # one progress line per run
-    code = proc.wait()
-    partial = code != 0
-    if partial:
-        warn(f"the benchmark JVM exited with code {code}: the runs measured so far are kept in {raw}, "
-             "and the summary is marked PARTIAL")
-    if not raw.exists():
-        raise LabError("the benchmark measured nothing", "run `./lab serve SharedBuffer` to see why the servers fail")
+    partial = stream(cmd, raw, "run `./lab serve SharedBuffer` to see why the servers fail")
     summary = summarize(raw, cat, partial)
     plot(summary, cat)
     ok(f"results in {OUT}: raw.csv, summary.csv, summary.md, time_vs_workers.png, efficiency.png")
     return OUT
+
+
+def stream(cmd: list[str], raw: Path, why_nothing: str) -> bool:
+    """Runs a benchmark JVM that writes `raw` and prints a progress line per run; True if it stopped
+    early (what it measured is kept, and the summary says PARTIAL)."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in proc.stdout:
+        print(line.rstrip(), flush=True)  # one progress line per run
+    code = proc.wait()
+    if code != 0:
+        warn(f"the benchmark JVM exited with code {code}: the runs measured so far are kept in {raw}, "
+             "and the summary is marked PARTIAL")
+    if not raw.exists():
+        raise LabError("the benchmark measured nothing", why_nothing)
+    return code != 0
 
 
 def _scaled(ms: float, paper_tr: int, tr: int) -> float:

@@ -232,7 +232,8 @@ def _whole(name: str, text: str, low: int, high: int) -> int:
 @cli.group()
 def bench():
     """Benchmarks (measurements, never tests): `bench servers` reproduces the paper's tables on loopback;
-    `bench handoffs` races the handoffs against the JDK's and JCTools' queues with JMH."""
+    `bench handoffs` races the handoffs against the JDK's and JCTools' queues with JMH; `bench calendar`
+    runs McBride & Ferrell's store experiment against SQLite."""
 
 
 @bench.command("servers")
@@ -262,6 +263,23 @@ def bench_handoffs(mode, impls, workers):
     except ValueError:
         raise LabError(f"--workers takes numbers separated by commas, got '{workers}'", "e.g. --workers 1,2,4")
     _exit_if_partial(mod.run(mode, list(impls) or None, ns))
+
+
+@bench.command("calendar")
+@click.option("--quick", "mode", flag_value="quick", default=True, help="n = 512, 5 runs per point, minutes (default)")
+@click.option("--full", "mode", flag_value="full", help="n = 256, 1024 and 4096, 5 runs per point (tens of minutes)")
+@click.option("--reps", type=int, help="runs per point (default 5)")
+@click.option("--n", "ns", help="events per run, e.g. 256,1024 (default: the mode's)")
+def bench_calendar(mode, reps, ns):
+    """McBride & Ferrell's experiment: create, edit and delete n events as tasks, on the kit's store with
+    each list kind and on SQLite in the same run; a thread pool, a thread per task, virtual threads.
+    Ratios to SQLite, the paper's claims tested; CSV and plots in results/bench/calendar/."""
+    from handofflab import bench_calendar as mod
+    try:
+        counts = [int(x) for x in ns.split(",")] if ns else None
+    except ValueError:
+        raise LabError(f"--n takes numbers separated by commas, got '{ns}'", "e.g. --n 256,1024")
+    _exit_if_partial(mod.run(mode, reps, counts))
 
 
 @bench.command("heap")

@@ -15,6 +15,7 @@ CLAIMS = {
     "pht_conflicts": "printed in the paper             = 0.0019703951",
     "pipes_scan": "each connection taken exactly once",
     "benchmarks": "Kruskal–Wallis over",
+    "calendar_bench": "times SQLite's time in this run",
 }
 
 
@@ -34,19 +35,32 @@ def test_notebook_executes_and_plots(source):
     assert len(alts) == done.figures and all(a.startswith("Figure: ") and len(a) > 20 for a in alts), alts
 
 
+def _without_this_machines_results(tmp_path, notebook: str) -> str:
+    """The notebook's executed text with results/bench/ moved aside (./lab test's temporary results)."""
+    results = paths.RESULTS / "bench"
+    moved = tmp_path / "bench"
+    if results.exists():
+        shutil.move(str(results), moved)
+    try:
+        return notebooks.execute(paths.NOTEBOOKS / f"{notebook}.py").markdown.read_text()
+    finally:
+        if moved.exists():
+            shutil.rmtree(results, ignore_errors=True)
+            shutil.move(str(moved), results)
+
+
 def test_the_benchmarks_notebook_says_when_it_reads_the_reference(tmp_path, monkeypatch):
     """With no complete result of this machine's, the notebook reads the shipped
     reference and says so; the reference itself is a complete run."""
     for kind in ("servers", "handoffs"):
         assert (paths.NOTEBOOKS / "reference" / kind).is_dir()
-    results = paths.RESULTS / "bench"  # ./lab test's temporary results, never the user's
-    moved = tmp_path / "bench"
-    if results.exists():
-        shutil.move(str(results), moved)
-    try:
-        text = notebooks.execute(paths.NOTEBOOKS / "benchmarks.py").markdown.read_text()
-    finally:
-        if moved.exists():
-            shutil.rmtree(results, ignore_errors=True)
-            shutil.move(str(moved), results)
+    text = _without_this_machines_results(tmp_path, "benchmarks")
     assert text.count("the shipped reference result (notebooks/reference/)") >= 2
+
+
+def test_the_calendar_notebook_reads_a_complete_reference_and_says_so(tmp_path):
+    """The shipped reference is a whole run (every store, pool and spawn, five runs a point): the
+    notebook asserts that before it reads a number."""
+    text = _without_this_machines_results(tmp_path, "calendar_bench")
+    assert "reading the shipped reference result (notebooks/reference/)" in text
+    assert "parameters named in the sentence that says 5: 6" in text

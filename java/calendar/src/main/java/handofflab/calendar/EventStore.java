@@ -33,10 +33,7 @@ import java.util.stream.Stream;
  * {@code versions/ID.V/ATTRIBUTE} (one file per attribute). Files are not fsynced: a killed
  * process loses nothing the kernel has, but a power cut may (see {@link #durable}).
  */
-public final class EventStore {
-    /** Why a request did not take effect. */
-    public enum Outcome { OK, DELETED, GONE }
-
+public final class EventStore implements Events {
     private static final class Entry {
         final ReentrantLock lock = new ReentrantLock();  // the paper's per-entity lock
         volatile Event event;                             // the published version; null once deleted
@@ -72,6 +69,7 @@ public final class EventStore {
     }
 
     /** Creates an event; returns its id. */
+    @Override
     public int create(Map<String, String> attributes) throws IOException {
         int id = nextId.getAndIncrement();
         reserve(id);
@@ -89,6 +87,7 @@ public final class EventStore {
 
     // ANCHOR: modify
     /** Changes some attributes of event {@code id}; DELETED if it was deleted (or never was). */
+    @Override
     public Outcome modify(int id, Map<String, String> changes) throws IOException {
         Entry entry = entries.get(id);
         if (entry == null) {
@@ -109,6 +108,7 @@ public final class EventStore {
     // ANCHOR_END: modify
 
     /** Deletes event {@code id}; GONE if it was not there. */
+    @Override
     public Outcome delete(int id) throws IOException {
         Entry entry = entries.get(id);
         if (entry == null) {
@@ -130,6 +130,7 @@ public final class EventStore {
     }
 
     /** Event {@code id} as last published, if it exists. Takes no lock. */
+    @Override
     public Optional<Event> load(int id) {
         Entry entry = entries.get(id);
         return Optional.ofNullable(entry == null ? null : entry.event);

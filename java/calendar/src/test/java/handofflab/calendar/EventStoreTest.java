@@ -53,7 +53,7 @@ class EventStoreTest {
         for (int i = 0; i < events; i++) {
             ids.add(store.create(ORIGINAL));
         }
-        Map<Integer, EventStore.Outcome> a = new ConcurrentHashMap<>(), b = new ConcurrentHashMap<>();
+        Map<Integer, Events.Outcome> a = new ConcurrentHashMap<>(), b = new ConcurrentHashMap<>();
         Map<Integer, String> c = new ConcurrentHashMap<>();
         List<Runnable> requests = new ArrayList<>();
         for (int id : ids) {
@@ -70,7 +70,7 @@ class EventStoreTest {
         for (int id : ids) {
             String outcome = a.get(id) + "/" + c.get(id);
             assertTrue(SIX_ORDERINGS.contains(outcome), "event " + id + ": " + outcome + " is none of the six orderings");
-            assertEquals(EventStore.Outcome.OK, b.get(id), "event " + id + ": the one delete must succeed");
+            assertEquals(Events.Outcome.OK, b.get(id), "event " + id + ": the one delete must succeed");
             assertEquals(Optional.empty(), store.load(id), "event " + id + " is back after its delete");
             assertFalse(store.listed(id), "event " + id + " is still in the collection list");
             seenOrderings.merge(outcome, 1, Integer::sum);
@@ -86,9 +86,9 @@ class EventStoreTest {
     void aModifyAfterTheDeleteIsRefusedAndNeverRecreatesTheEvent(@TempDir Path root) throws IOException {
         EventStore store = new EventStore(root, "LazyList");
         int id = store.create(ORIGINAL);
-        assertEquals(EventStore.Outcome.OK, store.delete(id));
-        assertEquals(EventStore.Outcome.DELETED, store.modify(id, MOVE));
-        assertEquals(EventStore.Outcome.GONE, store.delete(id));
+        assertEquals(Events.Outcome.OK, store.delete(id));
+        assertEquals(Events.Outcome.DELETED, store.modify(id, MOVE));
+        assertEquals(Events.Outcome.GONE, store.delete(id));
         assertEquals(Optional.empty(), store.load(id));
         EventStore reopened = new EventStore(root, "LazyList");
         assertEquals(Optional.empty(), reopened.load(id));

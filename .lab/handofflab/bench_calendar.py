@@ -1,0 +1,180 @@
+"""`./lab bench calendar`: McBride & Ferrell's experiment (create n events, edit them, delete them,
+each request a task) over the kit's store with each correct collection list of the catalog, and over
+SQLite in the same run; thread pool, a thread spawned per task, and virtual threads (at most X
+running at once, the paper's 64). Ratios to SQLite from the same run, Kruskal-Wallis across the list
+kinds (the paper: "no significant difference"), Mann-Whitney for pool against spawn (the paper:
+pooling "significantly better" above 1024 tasks). CSV, summary and plots in results/bench/calendar/.
+Benchmarks are measurements, not tests: nothing here passes or fails on a time."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import catalog, javabuild, paths, toolchain
+from handofflab.bench import save, stream
+from handofflab.console import LabError, heading, info, ok, warn
+
+OUT = paths.RESULTS / "bench" / "calendar"
+DATABASE = "SQLite"          # the baseline every ratio is taken against
+MODES = ("pool", "spawn", "virtual")
+THREADS = 64                 # the paper's limit on threads running at once
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Plan:
+    ns: tuple[int, ...]      # events created, edited and deleted per run (3 n requests)
+    reps: int
+
+
+QUICK = Plan(ns=(512,), reps=5)                    # about 3 minutes on 2 cores
+FULL = Plan(ns=(256, 1024, 4096), reps=5)          # the paper's range around 1024 tasks; tens of minutes
+
+
+def list_kinds(cat: catalog.Catalog) -> list[str]:
+    """The store's collection lists the catalog calls correct (a buggy one would lose events)."""
+    return [v.collection for v in cat.variants.values() if v.collection and v.correct]
+
+
+def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = None) -> Path:
+    plan = QUICK if mode == "quick" else FULL
+    if reps is not None and reps < 2:
+        raise LabError(f"--reps must be at least 2, got {reps}", "use 5: the significance tests need several runs per point")
+    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps)
+    if any(n < 1 for n in plan.ns):
+        raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
+    stores = [*list_kinds(catalog.load()), DATABASE]
+    java = toolchain.server_java()
+    modes = list(MODES) if (toolchain.java_major(java) or 0) >= 21 else [m for m in MODES if m != "virtual"]
+    if "virtual" not in modes:
+        warn("no JDK 21+ here: virtual threads are left out (install one, or set HANDOFFLAB_JAVA)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    raw = OUT / "raw.csv"
+    raw.unlink(missing_ok=True)
+    points = len(stores) * len(modes) * len(plan.ns)
+    heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
+            f"{', '.join(map(str, plan.ns))}: {points} points x {plan.reps} runs, at most {THREADS} threads at once")
+    cmd = [java, "--enable-native-access=ALL-UNNAMED", "-cp", javabuild.classpath("calendar"),
+           "handofflab.calendar.CalendarBench", str(raw), str(plan.reps), ",".join(map(str, plan.ns)),
+           ",".join(stores), ",".join(modes), str(THREADS)]
+    if (toolchain.java_major(java) or 0) < 22:
+        cmd.remove("--enable-native-access=ALL-UNNAMED")  # SQLite's native library needs the flag only on 22+
+    partial = stream(cmd, raw, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails")
+    summary, tests = summarize(raw, partial)
+    save(times_figure(summary), OUT / "calendar_times.png")
+    save(ratio_figure(summary), OUT / "calendar_ratio.png")
+    ok(f"results in {OUT}: raw.csv, summary.csv, tests.csv, summary.md, calendar_times.png, calendar_ratio.png")
+    return OUT
+
+
+def analyze(df):
+    """The runs (raw.csv as a DataFrame) summarised per point, with the ratio to the database's
+    median from the same run, and the paper's two claims tested; no files written (the notebook
+    calls this too)."""
+    import pandas as pd
+    from scipy import stats
+
+    good = df[df["status"] == "ok"]
+    keys = ["store", "threads", "n"]
+    summary = df.groupby(keys, sort=False).agg(runs=("total_s", "size"),
+                                               ok_runs=("status", lambda st: int((st == "ok").sum()))).reset_index()
+    med = good.groupby(keys, sort=False)["total_s"].describe()[["50%", "25%", "75%"]]
+    med.columns = ["median_s", "q1_s", "q3_s"]
+    summary = summary.merge(med.reset_index(), on=keys, how="left")
+    base = summary[summary["store"] == DATABASE][["threads", "n", "median_s"]].rename(columns={"median_s": "db_median_s"})
+    summary = summary.merge(base, on=["threads", "n"], how="left")
+    summary["ratio_to_db"] = summary["median_s"] / summary["db_median_s"]
+    order = {s: i for i, s in enumerate(sorted(set(df["store"]) - {DATABASE}) + [DATABASE])}
+    summary = summary.sort_values(["n", "threads", "store"], key=lambda c: c.map(order) if c.name == "store" else
+                                  c.map({m: i for i, m in enumerate(MODES)}) if c.name == "threads" else c)
+
+    rows = []  # the paper's two claims, each point tested on its own (no correction: a handful of tests)
+    kinds = [s for s in summary["store"].unique() if s != DATABASE]
+    for (mode, n), g in good[good["store"].isin(kinds)].groupby(["threads", "n"]):
+        samples = [g[g["store"] == k]["total_s"].to_numpy() for k in kinds]
+        if all(len(s) >= 2 for s in samples) and len(samples) >= 2 and g["total_s"].nunique() > 1:  # all tied: no test
+            h, p = stats.kruskal(*samples)
+            rows.append(dict(claim="lists differ (Kruskal-Wallis)", where=f"{mode}, n={n}", statistic=h, p=p,
+                             significant=p < ALPHA))
+    for (store, n), g in good.groupby(["store", "n"]):
+        pool, spawn = g[g["threads"] == "pool"]["total_s"], g[g["threads"] == "spawn"]["total_s"]
+        if len(pool) >= 2 and len(spawn) >= 2:
+            u, p = stats.mannwhitneyu(pool, spawn, alternative="two-sided")
+            rows.append(dict(claim="pool vs spawn (Mann-Whitney)", where=f"{store}, n={n}", statistic=u, p=p,
+                             significant=p < ALPHA, pool_over_spawn=pool.median() / spawn.median()))
+    return summary, pd.DataFrame(rows)
+
+
+def summarize(raw: Path, partial: bool = False):
+    import pandas as pd
+
+    df = pd.read_csv(raw)
+    summary, tests = analyze(df)
+    summary.to_csv(OUT / "summary.csv", index=False)
+    tests.to_csv(OUT / "tests.csv", index=False)
+    fmt = (lambda x: f"{x:.3f}" if pd.notna(x) else "—")
+    lines = [f"Each run: create n events, edit all n, delete all n (3 n requests), at most {THREADS} threads at once. "
+             f"Ratio: the median time over {DATABASE}'s median at the same thread management and n, from this run.",
+             "", "| store | threads | n | runs ok | median s | q1–q3 s | ratio to " + DATABASE + " |", "|---|---|---|---|---|---|---|"]
+    for _, r in summary.iterrows():
+        lines.append(f"| {r['store']} | {r['threads']} | {r['n']} | {r['ok_runs']}/{r['runs']} | {fmt(r['median_s'])} "
+                     f"| {fmt(r['q1_s'])}–{fmt(r['q3_s'])} | {fmt(r['ratio_to_db'])} |")
+    lines += ["", f"Tests at α = {ALPHA}, each point on its own:", "", "| claim | where | statistic | p | significant |",
+              "|---|---|---|---|---|"]
+    for _, t in tests.iterrows():
+        extra = f" (pool/spawn medians {t['pool_over_spawn']:.2f})" if pd.notna(t.get("pool_over_spawn")) else ""
+        lines.append(f"| {t['claim']} | {t['where']}{extra} | {t['statistic']:.2f} | {t['p']:.4f} | "
+                     f"{'yes' if t['significant'] else 'no'} |")
+    if partial:
+        lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
+    bad_runs = df[df["status"] != "ok"]
+    if len(bad_runs):
+        warn(f"{len(bad_runs)} run(s) did not serve every request correctly; they are kept in raw.csv "
+             "(status column) and left out of the medians")
+    (OUT / "summary.md").write_text("\n".join(lines) + "\n")
+    info("\n".join(lines))
+    return summary, tests
+
+
+def times_figure(summary, stores: list[str] | None = None):
+    """Median time per store and thread management, one panel per n (log scale, quartiles as bars)."""
+    from matplotlib.figure import Figure  # no pyplot state: the notebook shows it, the CLI saves it
+
+    modes = [m for m in MODES if m in set(summary["threads"])]
+    stores = stores or list(dict.fromkeys(summary["store"]))
+    ns = sorted(summary["n"].unique())
+    fig = Figure(figsize=(5.5 * len(ns), 4))
+    axes = fig.subplots(1, len(ns), squeeze=False)
+    width = 0.8 / len(modes)
+    for ax, n in zip(axes[0], ns):
+        for i, mode in enumerate(modes):
+            part = summary[(summary["n"] == n) & (summary["threads"] == mode)].set_index("store").reindex(stores)
+            xs = [x + i * width for x in range(len(stores))]
+            err = [(part["median_s"] - part["q1_s"]).clip(lower=0), (part["q3_s"] - part["median_s"]).clip(lower=0)]
+            ax.bar(xs, part["median_s"], width, yerr=err, capsize=2, label=mode)
+        ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(stores))], stores, rotation=15)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"seconds for {3 * n} requests (median, quartiles)")
+        ax.set_title(f"n = {n}: the kit's store with each list, and {DATABASE}")
+        ax.legend(title="threads")
+    fig.tight_layout()
+    return fig
+
+
+def ratio_figure(summary):
+    """Each kit store's median over the database's, against n."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    kit = summary[summary["store"] != DATABASE]
+    for (store, mode), g in kit.groupby(["store", "threads"], sort=False):
+        ax.plot(g["n"], g["ratio_to_db"], marker="o", label=f"{store}, {mode}")
+    ax.axhline(1, color="grey", linestyle="--", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n (events created, edited and deleted)")
+    ax.set_ylabel(f"time / {DATABASE}'s time (same run)")
+    ax.set_title(f"The kit's file store against {DATABASE}")
+    ax.legend(fontsize=7)
+    return fig

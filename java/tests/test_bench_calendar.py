@@ -1,0 +1,48 @@
+"""`./lab bench calendar`: a short real run of McBride & Ferrell's experiment on every correct list kind
+and on SQLite, its ratios and tests read right, and a wrong run kept and marked, never dropped. The
+real measurement (`./lab bench calendar`, minutes) is the benchmark, not a test."""
+import pandas as pd
+import pytest
+
+from handofflab import bench_calendar, catalog
+from handofflab.console import LabError
+
+
+def test_a_short_run_measures_every_store_and_mode_against_sqlite():
+    out = bench_calendar.run("quick", reps=2, ns=[16])
+    raw = pd.read_csv(out / "raw.csv")
+    stores = set(bench_calendar.list_kinds(catalog.load())) | {"SQLite"}
+    assert set(raw["store"]) == stores and stores >= {"LazyList", "LockFreeList", "SkipListSet"}
+    assert set(raw["threads"]) >= {"pool", "spawn"} and (raw["status"] == "ok").all()
+    assert len(raw) == len(stores) * raw["threads"].nunique() * 2
+    assert (raw["total_s"] > 0).all()
+    summary = pd.read_csv(out / "summary.csv")
+    assert (summary[summary["store"] == "SQLite"]["ratio_to_db"] == 1).all()
+    kit = summary[summary["store"] != "SQLite"]
+    assert (kit["ratio_to_db"] == kit["median_s"] / kit["db_median_s"]).all()
+    tests = pd.read_csv(out / "tests.csv")
+    assert set(tests["claim"]) == {"lists differ (Kruskal-Wallis)", "pool vs spawn (Mann-Whitney)"}
+    assert tests["p"].between(0, 1).all()
+    for png in ("calendar_times.png", "calendar_ratio.png"):
+        assert (out / png).stat().st_size > 10_000
+
+
+def test_a_run_that_lost_an_event_is_kept_marked_and_left_out(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_calendar, "OUT", tmp_path)
+    rows = [dict(store=s, threads=m, n=8, rep=r, create_s=0.1, edit_s=0.1, delete_s=0.1, total_s=t, status="ok")
+            for s, t in (("LazyList", 0.3), ("LockFreeList", 0.3), ("SQLite", 0.1)) for m in ("pool", "spawn")
+            for r in (1, 2)]
+    rows[0] = {**rows[0], "total_s": 99.0, "status": "wrong: event 3 not deleted"}
+    pd.DataFrame(rows).to_csv(tmp_path / "raw.csv", index=False)
+    summary, _ = bench_calendar.summarize(tmp_path / "raw.csv")
+    lazy_pool = summary[(summary["store"] == "LazyList") & (summary["threads"] == "pool")].iloc[0]
+    assert lazy_pool["ok_runs"] == 1 and lazy_pool["runs"] == 2 and lazy_pool["median_s"] == pytest.approx(0.3)
+    assert lazy_pool["ratio_to_db"] == pytest.approx(3.0)
+    assert "1/2" in (tmp_path / "summary.md").read_text()
+
+
+def test_bad_options_are_named():
+    with pytest.raises(LabError, match="--reps must be at least 2"):
+        bench_calendar.run("quick", reps=1)
+    with pytest.raises(LabError, match="--n takes positive numbers"):
+        bench_calendar.run("quick", ns=[0])
