@@ -64,7 +64,7 @@ def _hang(seen: str) -> tuple[str, str]:
     if "before any take returned" in seen or "not one connection was handed over" in seen:  # trace, stress
         return head + ("Not one connection was handed over: every thread waited before a single `take` "
                        "returned. Read the condition each `put` and each `take` waits on, with the buffer "
-                       "empty and with room in it."), ""  # no wake-up was lost: nothing was ever woken for
+                       "empty and with room in it, and check that a `put` wakes the takes waiting for it."), ""
     if _SPINS.search(seen):
         return head + ("A thread is caught in a loop it never leaves: it spins on a condition no other thread "
                        "can make true — a probe sequence that never reaches the slot it needs, or a busy-wait "

@@ -2,6 +2,7 @@
 feedback that teaches, in Gradescope's results.json format."""
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -38,8 +39,11 @@ def test_the_starter_fails_both_hidden_tests_with_swimlanes(tmp_path):
     assert scores(g) == [2, 2, 0, 0, 0], g.report()
     assert "your StudentBuffer under lincheck" in report and "never accepted" in report
     assert "| # |" in report
-    # trace validation: the first call of a recorded run the design cannot explain (a take returning null)
-    assert "your StudentBuffer under trace" in report and "take() returns null  ← the design cannot do this" in report
+    # trace validation: the first call of a recorded run the design cannot explain. The `if` shows as a take
+    # returning null or as a put returning into a full buffer, whichever the run happened to do first
+    # (a busy CI run got the put); the mark is the same either way.
+    assert "your StudentBuffer under trace" in report
+    assert re.search(r"`(take\(\) returns null|put\(\d+\) returns)  ← the design cannot do this`", report), report
 
 
 def test_fixing_only_the_if_leaves_the_lost_wakeup(tmp_path):

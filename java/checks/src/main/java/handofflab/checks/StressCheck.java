@@ -138,11 +138,12 @@ public final class StressCheck {
                             v.detail = (PER_TRIAL - now) + " accepted connection(s) never reached a worker";
                         } else {
                             v.verdict = "deadlock";
-                            // Nothing handed over in a trial (a fresh handoff) is no lost wake-up: its first
-                            // notify always finds a waiting worker, so put and take wait on the wrong conditions.
+                            // Nothing handed over in a trial (a fresh handoff) is no wake-up that went to the
+                            // wrong thread: before the first take only takes can be waiting. It is a wait on the
+                            // wrong condition, or a put that wakes nobody.
                             v.detail = now == 0
-                                    ? "every thread is waiting and not one connection was handed over: put and take "
-                                      + "wait on the wrong conditions"
+                                    ? "every thread is waiting and not one connection was handed over: put or take "
+                                      + "waits on the wrong condition, or a put wakes no waiting take"
                                     : "no progress for " + STALL_MS + " ms and every thread is waiting: a lost wake-up";
                         }
                         break;
