@@ -45,7 +45,8 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
         raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
     stores = [*list_kinds(catalog.load()), DATABASE]
     java = toolchain.server_java()
-    modes = list(MODES) if (toolchain.java_major(java) or 0) >= 21 else [m for m in MODES if m != "virtual"]
+    major = toolchain.java_major(java) or 0  # one `java -version`, not one per question asked of it
+    modes = list(MODES) if major >= 21 else [m for m in MODES if m != "virtual"]
     if "virtual" not in modes:
         warn("no JDK 21+ here: virtual threads are left out (install one, or set HANDOFFLAB_JAVA)")
     OUT.mkdir(parents=True, exist_ok=True)
@@ -54,11 +55,10 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     points = len(stores) * len(modes) * len(plan.ns)
     heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
             f"{', '.join(map(str, plan.ns))}: {points} points x {plan.reps} runs, at most {THREADS} threads at once")
-    cmd = [java, "--enable-native-access=ALL-UNNAMED", "-cp", javabuild.classpath("calendar"),
+    native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
+    cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
            "handofflab.calendar.CalendarBench", str(raw), str(plan.reps), ",".join(map(str, plan.ns)),
            ",".join(stores), ",".join(modes), str(THREADS)]
-    if (toolchain.java_major(java) or 0) < 22:
-        cmd.remove("--enable-native-access=ALL-UNNAMED")  # SQLite's native library needs the flag only on 22+
     partial = stream(cmd, raw, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails")
     summary, tests = summarize(raw, partial)
     save(times_figure(summary), OUT / "calendar_times.png")
