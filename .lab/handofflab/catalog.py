@@ -11,6 +11,9 @@ from handofflab import paths
 from handofflab.console import LabError
 
 CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace")
+# The checkers a class of the calendar store takes: Lincheck checks a collection list as a set; a
+# store also gets the stress trials (StoreStress). Neither is a handoff: no JPF driver, no trace spec.
+CALENDAR_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress")}
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
@@ -85,14 +88,22 @@ class Variant:
     expect: dict = field(hash=False)
     why: dict = field(hash=False)
     check: dict = field(default_factory=dict, hash=False)  # overrides of its handoff's [handoff.check]
-    # A class of the calendar store's collection lists (handofflab.calendar), checked by Lincheck as a
-    # set; not a handoff, so none of the handoff checkers, benchmarks or servers take it.
+    # A class of the calendar store (handofflab.calendar), checked by Lincheck only: `collection`, one
+    # of its collection lists, as a set; `store`, the store itself (EventStore, or a subclass with its
+    # own locking), against requests run one at a time. Not handoffs: no handoff checker, benchmark or
+    # server takes them.
     collection: str | None = None
+    store: str | None = None
 
     @property
     def java_class(self) -> str | None:
-        """The Java class the Java checkers run: a handoff's, or a collection list's."""
-        return self.java or self.collection
+        """The Java class the Java checkers run: a handoff's, a collection list's or a store's."""
+        return self.java or self.collection or self.store
+
+    @property
+    def calendar(self) -> str | None:
+        """'collection' or 'store' for a class of the calendar store; None for a handoff."""
+        return "collection" if self.collection else "store" if self.store else None
 
     @property
     def profile(self) -> CheckProfile:
@@ -223,11 +234,17 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         variants[v["name"]] = Variant(
             name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
             bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
-            check=dict(v.get("check", {})), collection=v.get("collection"),
+            check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"),
         )
-        if v.get("collection") and (v.get("java") or set(expect) - {"lincheck"}):
-            raise LabError(f"{where} is a collection list with a Java handoff or a checker other than lincheck",
-                           "a collection list has `collection = \"CLASS\"` and only a lincheck verdict")
+        kinds = [k for k in ("java", "collection", "store") if v.get(k)]
+        if len(kinds) > 1:
+            raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection` "
+                           "or `store`")
+        unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CALENDAR_CHECKERS[kinds[0]]))
+        if unchecked:
+            raise LabError(f"{where} is a {kinds[0]} class of the calendar store with a claim for {', '.join(unchecked)}"
+                           ", which does not check it", "a collection list takes only a lincheck verdict; a store "
+                           "lincheck and stress")
         if v.get("java"):
             variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
         if not variants[v["name"]].correct:

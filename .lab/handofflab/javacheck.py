@@ -47,12 +47,13 @@ JPF_TIMEOUT = 1800
 
 
 def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckProfile | None, out: Path, seconds: float,
-                    extra_classpath: str = "") -> list[str]:
+                    extra_classpath: str = "", calendar: str | None = None) -> list[str]:
     """One checker on `java_class`, built and driven as `profile` says (a submitted class gets
-    the profile of the variant it is checked like); no profile: a collection list, checked as a set."""
+    the profile of the variant it is checked like); a class of the calendar store instead
+    (`calendar` is Variant.calendar: 'collection' or 'store') is checked by Lincheck alone."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
     jvm = JPF_JVM if checker == "jpf" else []
-    how = ["--profile", profile.arg()] if profile else ["--collection"]
+    how = [f"--{calendar}"] if calendar else ["--profile", profile.arg()]
     return ["java", *jvm, "-cp", cp, "handofflab.checks.Main", checker, java_class, *how,
             "--out", str(out), "--seconds", str(seconds)]
 
@@ -65,7 +66,8 @@ def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
     stopper = "JPF's state budget" if checker == "jpf" else "the watchdog"
-    proc = toolchain.run(checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds),
+    proc = toolchain.run(checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds,
+                                         calendar=variant.calendar),
                          f"{checker} on {java_class}", f"{stopper} should have stopped it: run it alone with "
                          f"`./lab check java {name}` and report the thread dump",
                          timeout=max(timeout, JPF_TIMEOUT) if checker == "jpf" else timeout, check=False)
@@ -191,8 +193,8 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
 
 
 def _checkers(v, checkers: list[str]) -> list[str]:
-    """The checkers that apply to a variant's class: a collection list is a set, which only Lincheck checks."""
-    return ["lincheck"] if v.collection else checkers
+    """The checkers that apply to a variant's class (the calendar store's classes take fewer)."""
+    return [c for c in checkers if c in catalog_mod.CALENDAR_CHECKERS[v.calendar]] if v.calendar else checkers
 
 
 def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant, str]]:

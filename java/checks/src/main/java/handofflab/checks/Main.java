@@ -14,7 +14,9 @@ import java.nio.file.Paths;
  * runs one checker over one handoff class and writes its verdict as JSON. {@code --profile}
  * is the catalog's check profile of the class, or of the design a submitted class is checked
  * like ({@link CheckProfile}): its size, its acceptors. With {@code --collection} instead, CLASS is
- * one of the calendar store's collection lists ({@code handofflab.calendar}), which only Lincheck checks.
+ * one of the calendar store's collection lists ({@code handofflab.calendar}); with {@code --store},
+ * the store itself ({@code EventStore}, a buggy one, or a student's by its full name): Lincheck
+ * checks both, and stress ({@link StoreStress}) the store.
  * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
@@ -30,7 +32,7 @@ public final class Main {
         double seconds = 10;
         String nonce = "";
         CheckProfile profile = null;
-        boolean collection = false;
+        String calendar = null;  // "collection" or "store": a class of the calendar store
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
@@ -41,8 +43,8 @@ public final class Main {
                 // verdict file without it was not written by this checker.
                 nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
                         .readLine();
-            } else if (args[i].equals("--collection")) {
-                collection = true;
+            } else if (args[i].equals("--collection") || args[i].equals("--store")) {
+                calendar = args[i].substring(2);
             } else if (args[i].equals("--profile") && i + 1 < args.length) {
                 try {
                     profile = CheckProfile.parse(args[++i]);
@@ -53,17 +55,21 @@ public final class Main {
                 usage("unknown argument '" + args[i] + "'");
             }
         }
-        if (collection && !checker.equals("lincheck")) {
-            usage("a collection list is checked by lincheck only; " + checker + " drives handoffs");
+        if ("collection".equals(calendar) && !checker.equals("lincheck")
+                || "store".equals(calendar) && !checker.equals("lincheck") && !checker.equals("stress")) {
+            usage("a collection list is checked by lincheck, a store by lincheck and stress; not by " + checker);
         }
-        if (profile == null && !collection) {
+        if (profile == null && calendar == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
             return;
         }
-        String className = collection ? CollectionList.class.getPackageName() + "." + subject : Handoffs.className(subject);
+        String className = calendar == null ? Handoffs.className(subject)
+                : subject.contains(".") ? subject : CollectionList.class.getPackageName() + "." + subject;
         Verdict v = initialize(checker, subject, className);
-        if (v == null && collection) {
+        if (v == null && "collection".equals(calendar)) {
             v = CollectionLincheck.run(subject);
+        } else if (v == null && "store".equals(calendar)) {
+            v = checker.equals("stress") ? StoreStress.run(className, seconds) : StoreLincheck.run(className);
         } else if (v == null) {
             switch (checker) {
                 case "lincheck": v = LincheckCheck.run(subject, profile); break;
@@ -119,7 +125,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS --profile P|--collection [--out FILE] [--seconds S]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS --profile P|--collection|--store [--out FILE] [--seconds S]");
         System.exit(2);
     }
 }

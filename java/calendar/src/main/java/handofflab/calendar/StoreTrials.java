@@ -1,0 +1,328 @@
+package handofflab.calendar;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * The two trials a store must pass with real threads and real files, shared by the kit's tests
+ * of {@code EventStore} and the public tests of the lab "The calendar that forgets": every
+ * outcome of concurrent requests is one of the paper's six orderings, and a store killed with
+ * SIGKILL is reopened with nothing lost and nothing half-written. Each returns what it saw, or
+ * throws an {@link AssertionError} that names what went wrong.
+ *
+ * <p>The first trial is a stress test: a store that locks wrongly fails it only when the
+ * scheduler happens to line the race up. Lincheck decides that every time ({@code ./lab check
+ * java EventStore}); this trial shows the race at the paper's scale.
+ */
+public final class StoreTrials {
+    public static final Map<String, String> ORIGINAL = Map.of("date", "2016-04-16", "time", "10:00", "name", "event 62");
+    public static final Map<String, String> MOVE = Map.of("date", "2016-04-17", "time", "14:00");
+
+    /** A's outcome and what C saw ("original", "moved", "absent") for each of the six orderings. */
+    public static final Set<String> SIX_ORDERINGS = Set.of(
+            "OK/absent",        // A, B, C
+            "OK/moved",         // A, C, B
+            "DELETED/absent",   // B, A, C and B, C, A
+            "OK/original",      // C, A, B
+            "DELETED/original"  // C, B, A
+    );
+
+    private StoreTrials() {
+    }
+
+    /** Opens a store of class {@code storeClass} (a constructor (Path, String)) in {@code root}. */
+    public static EventFolder open(String storeClass, Path root) throws IOException {
+        try {
+            return (EventFolder) Class.forName(storeClass).getConstructor(Path.class, String.class)
+                    .newInstance(root, "LazyList");
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            throw new IllegalStateException("opening " + storeClass + " failed: " + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(storeClass + " is no store with a public constructor (Path, String): " + e, e);
+        }
+    }
+
+    /**
+     * The paper's A, B and C on each of {@code events} events at once: a move, a delete and a
+     * load, shuffled and run on 64 pool threads (the paper's setting). {@code root} is the store's
+     * folder (null: in memory), checked afterwards for anything left behind. Returns how often
+     * each ordering's outcome was seen.
+     *
+     * <p>A watchdog, not a clock, ends a trial that cannot finish: no request returned for
+     * {@link #STALL_MS} while every thread waited is a deadlock, and none for {@link #SPIN_MS}
+     * while some thread ran is a request that never returns. A busy machine slows a trial down
+     * but never stops its requests returning, so neither is the machine's fault.
+     */
+    public static Map<String, Integer> sixOrderings(EventFolder store, int events, Path root) throws Exception {
+        List<Integer> ids = new ArrayList<>();
+        for (int i = 0; i < events; i++) {
+            ids.add(store.create(ORIGINAL));
+        }
+        Map<Integer, Events.Outcome> a = new ConcurrentHashMap<>(), b = new ConcurrentHashMap<>();
+        Map<Integer, String> c = new ConcurrentHashMap<>();
+        AtomicLong done = new AtomicLong();
+        Story story = new Story();
+        List<Runnable> requests = new ArrayList<>();
+        for (int id : ids) {
+            requests.add(() -> a.put(id, story.told(id, "A: modify(" + id + ", move)", () -> store.modify(id, MOVE))));
+            requests.add(() -> b.put(id, story.told(id, "B: delete(" + id + ")", () -> store.delete(id))));
+            requests.add(() -> c.put(id, story.told(id, "C: load(" + id + ")", () -> seen(store.load(id)))));
+        }
+        Collections.shuffle(requests, new java.util.Random(62));
+        List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(64, r -> {
+            Thread t = new Thread(r, "user-" + threads.size());
+            t.setDaemon(true);  // a deadlocked trial must not keep the JVM alive
+            threads.add(t);
+            return t;
+        });
+        for (Runnable r : requests) {
+            pool.execute(() -> {
+                r.run();
+                done.incrementAndGet();
+            });
+        }
+        pool.shutdown();
+        watch(pool, done, threads);
+        Map<String, Integer> seen = new TreeMap<>();
+        for (int id : ids) {
+            String outcome = a.get(id) + "/" + c.get(id);
+            story.check(id, SIX_ORDERINGS.contains(outcome), "event " + id + ": A was told " + a.get(id) + " and C saw "
+                    + c.get(id) + ", which is none of the six orderings");
+            story.check(id, b.get(id) == Events.Outcome.OK, "event " + id + ": the one delete was told " + b.get(id) + ", not OK");
+            story.check(id, store.load(id).isEmpty(), "event " + id + " is back after its delete (A was told " + a.get(id) + ")");
+            story.check(id, !store.listed(id), "event " + id + " is still in the collection list after its delete");
+            seen.merge(outcome, 1, Integer::sum);
+        }
+        if (root != null) {
+            try (Stream<Path> links = Files.list(root.resolve("events")); Stream<Path> dirs = Files.list(root.resolve("versions"))) {
+                check(links.count() == 0, "links are left in events/ after every event was deleted");
+                check(dirs.count() == 0, "versions are left in versions/ after every event was deleted");
+            }
+        }
+        return seen;
+    }
+
+    /** A trial's failure, with the story of the event it failed on: each request's start and return, in order. */
+    public static final class TrialFailure extends AssertionError {
+        /** {thread, what it did}, in the order the requests started and returned. */
+        public final List<String[]> steps;
+
+        TrialFailure(String problem, List<String[]> steps) {
+            super(problem);
+            this.steps = steps;
+        }
+    }
+
+    /** Each event's requests as they started and returned, on one logical clock: a failure's swimlanes. */
+    private static final class Story {
+        private final AtomicLong clock = new AtomicLong();
+        private final Map<Integer, java.util.Queue<Object[]>> byEvent = new ConcurrentHashMap<>();
+
+        <T> T told(int id, String request, IoCall<T> call) {
+            java.util.Queue<Object[]> q = byEvent.computeIfAbsent(id, k -> new java.util.concurrent.ConcurrentLinkedQueue<>());
+            String me = Thread.currentThread().getName();
+            q.add(new Object[] {clock.incrementAndGet(), me, request + " starts"});
+            T result = unchecked(call);
+            q.add(new Object[] {clock.incrementAndGet(), me, request + " → " + result});
+            return result;
+        }
+
+        void check(int id, boolean ok, String problem) {
+            if (!ok) {
+                List<Object[]> events = new ArrayList<>(byEvent.getOrDefault(id, new java.util.ArrayDeque<>()));
+                events.sort((x, y) -> Long.compare((Long) x[0], (Long) y[0]));
+                List<String[]> steps = new ArrayList<>();
+                for (Object[] e : events) {
+                    steps.add(new String[] {(String) e[1], (String) e[2]});
+                }
+                steps.add(new String[] {"afterwards", problem});
+                throw new TrialFailure(problem, steps);
+            }
+        }
+    }
+
+    /** No request returned for this long, and every thread waits: a deadlock. */
+    public static final long STALL_MS = 500;
+    /** No request returned for this long while some thread runs: a request that never returns. */
+    public static final long SPIN_MS = 10_000;
+
+    /** Waits for the pool's requests to finish, or throws what the watchdog saw. */
+    private static void watch(ExecutorService pool, AtomicLong done, List<Thread> threads) throws InterruptedException {
+        long last = -1, since = System.nanoTime();
+        while (!pool.awaitTermination(100, TimeUnit.MILLISECONDS)) {
+            long now = done.get();
+            if (now != last) {
+                last = now;
+                since = System.nanoTime();
+                continue;
+            }
+            long stalled = (System.nanoTime() - since) / 1_000_000;
+            boolean allWait = threads.stream().allMatch(t -> !t.isAlive() || t.getState() == Thread.State.WAITING
+                    || t.getState() == Thread.State.BLOCKED);
+            if (allWait && stalled >= STALL_MS || stalled >= SPIN_MS) {
+                pool.shutdownNow();
+                throw new AssertionError((allWait ? "deadlock: every request waits for a lock that is never released"
+                        : "a request never returns: no request finished in " + SPIN_MS / 1000 + " s while some thread ran")
+                        + " (" + now + " requests had returned)");
+            }
+        }
+    }
+
+    /**
+     * Runs {@link #main} on a store of class {@code storeClass} in {@code root} in a separate JVM,
+     * kills it with SIGKILL after {@code lines} committed requests, reopens the store and checks
+     * that every committed event is there at its version or later (unless its delete was under
+     * way), that none is half-written, and that no id is given twice. Returns what it saw.
+     */
+    public static String crash(String storeClass, Path root, int lines) throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process driver = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+                StoreTrials.class.getName(), root.toString(), storeClass).redirectErrorStream(true).start();
+        Map<Integer, Integer> committed = new HashMap<>();  // id -> the last version printed
+        Set<Integer> deleted = new HashSet<>(), deleting = new HashSet<>();
+        List<String> said = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(driver.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while (said.size() < lines && (line = out.readLine()) != null) {
+                if (line.startsWith("Picked up ")) {
+                    continue;  // the JVM's notice of JAVA_TOOL_OPTIONS (the grader sets them), not the store's
+                }
+                said.add(line);
+                String[] w = line.split(" ");
+                switch (w[0]) {
+                    case "C": committed.put(Integer.parseInt(w[1]), 0); break;
+                    case "M": committed.put(Integer.parseInt(w[1]), Integer.parseInt(w[2])); break;
+                    case "d": deleting.add(Integer.parseInt(w[1])); break;
+                    case "D": deleted.add(Integer.parseInt(w[1])); break;
+                    default:
+                        driver.destroyForcibly();
+                        throw new AssertionError("the store's process failed:\n" + String.join("\n", said.subList(
+                                Math.max(0, said.size() - 20), said.size())));
+                }
+            }
+        } finally {
+            driver.destroyForcibly();  // SIGKILL, in the middle of whatever the four threads were writing
+            driver.waitFor(30, TimeUnit.SECONDS);
+        }
+        check(said.size() == lines, "the store's process stopped after " + said.size() + " of " + lines + " requests");
+        EventFolder reopened = open(storeClass, root);
+        for (Map.Entry<Integer, Integer> e : committed.entrySet()) {
+            int id = e.getKey();
+            Optional<Event> event = reopened.load(id);
+            if (deleted.contains(id)) {
+                check(event.isEmpty(), "event " + id + " was deleted before the kill, and is back");
+                continue;
+            }
+            if (event.isEmpty() && deleting.contains(id)) {
+                continue;  // its delete was under way when the process died, and got as far as the commit
+            }
+            check(event.isPresent(), "event " + id + " was committed at version " + e.getValue() + ", and is lost");
+            Map<String, String> got = event.get().attributes;
+            check(got.get("date") != null && got.get("date").equals(got.get("time")), "event " + id + " is half-written: " + got);
+            int version = Integer.parseInt(got.get("date").substring(1));
+            check(version >= e.getValue(), "event " + id + " went back from v" + e.getValue() + " to " + got);
+        }
+        try (Stream<Path> links = Files.list(root.resolve("events")); Stream<Path> dirs = Files.list(root.resolve("versions"))) {
+            List<Path> all = links.collect(java.util.stream.Collectors.toList());
+            check(all.stream().noneMatch(p -> p.getFileName().toString().startsWith(".")), "temporary links are left in events/");
+            check(all.size() == dirs.count(), "a version without its link is left in versions/");
+        }
+        int fresh = reopened.create(ORIGINAL);
+        check(!committed.containsKey(fresh), "id " + fresh + " was given twice");
+        return "killed after " + committed.size() + " events; reopening cleared " + reopened.cleared()
+                + " unpublished version(s) or link(s)";
+    }
+
+    /**
+     * The process {@link #crash} kills: {@code ROOT CLASS}. Four threads each create events and
+     * move them (date and time together, to version k), deleting every fifth, and print each
+     * request once it has returned: "C id", "M id k", "D id" ("d id" just before a delete). What
+     * was printed was committed.
+     */
+    public static void main(String[] args) throws Exception {
+        EventFolder store = open(args[1], Paths.get(args[0]));
+        for (int t = 0; t < 4; t++) {
+            new Thread(() -> {
+                try {
+                    for (int n = 0; ; n++) {
+                        int id = store.create(Map.of("date", "v0", "time", "v0", "name", "event"));
+                        say("C " + id);
+                        for (int k = 1; k <= 3; k++) {
+                            store.modify(id, Map.of("date", "v" + k, "time", "v" + k));
+                            say("M " + id + " " + k);
+                        }
+                        if (n % 5 == 0) {
+                            say("d " + id);  // about to delete: a kill from here on may or may not have removed it
+                            store.delete(id);
+                            say("D " + id);
+                        }
+                    }
+                } catch (Throwable e) {
+                    say("failed: " + e);
+                    System.exit(3);
+                }
+            }).start();
+        }
+    }
+
+    private static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private static String seen(Optional<Event> e) {
+        if (e.isEmpty()) {
+            return "absent";
+        }
+        Map<String, String> got = e.get().attributes;
+        if (got.equals(ORIGINAL)) {
+            return "original";
+        }
+        Map<String, String> moved = new HashMap<>(ORIGINAL);
+        moved.putAll(MOVE);
+        return got.equals(moved) ? "moved" : "torn " + got;
+    }
+
+    private static void check(boolean ok, String problem) {
+        if (!ok) {
+            throw new AssertionError(problem);
+        }
+    }
+
+    private interface IoCall<T> {
+        T call() throws IOException;
+    }
+
+    private static <T> T unchecked(IoCall<T> call) {
+        try {
+            return call.call();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
