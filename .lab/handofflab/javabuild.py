@@ -32,6 +32,8 @@ def classpath(module: str = "checks") -> str:
     return f"{target / 'classes'}:{deps}" if deps else str(target / "classes")
 
 
-def handoffs_jar() -> Path:
+def submission_classpath() -> str:
+    """The kit's jars a submitted class compiles against: the handoffs (Handoff, SynchronizedRef) and
+    the calendar store (EventFolder); what it may use of them is its lab's API profile's to say."""
     build()
-    return next((paths.JAVA / "handoffs" / "target").glob("handoffs-*.jar"))
+    return ":".join(str(next((paths.JAVA / m / "target").glob(f"{m}-*.jar"))) for m in ("handoffs", "calendar"))

@@ -137,7 +137,7 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(paths.ROOT / f, dst)
         _cut_pom(paths.JAVA / "pom.xml", target / "java" / "pom.xml", MODULES)
-        ide = ["../java/handoffs", *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())]
+        ide = ["../java/handoffs", "../java/calendar", *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())]
         _cut_pom(paths.LABS / "pom.xml", target / "labs" / "pom.xml", ide)  # the labs as an IDE opens them
     with step("Building the book without the answers"):
         _book(target / "book", secret)

@@ -41,9 +41,26 @@ _VIOLATIONS = [
 ]
 
 
-def explain(verdict: dict, rubric: Rubric) -> str:
-    """The feedback for a checker's failing verdict."""
+# The calendar store's lab: requests on events, not connections in a handoff.
+_STORE = {
+    "violation:Linearizable": (
+        "Failed: Lincheck found an interleaving whose results no ordering of the requests, run one at a time, "
+        "gives: a deleted event came back, a move told \"deleted\" took effect anyway, two deletes both "
+        "succeeded, or one change was lost. Read the interleaving below from top to bottom, and find the "
+        "request that looks at the event, or changes it, without holding the event's lock.", "unlocked"),
+    "deadlock": (
+        "Failed: the requests hang — none of them can ever finish. A request waits for an event's lock that "
+        "is never released: is every `lock()` followed by an `unlock()` in a `finally`, on every path out, "
+        "the early `return` of a deleted event too?", "deadlock"),
+}
+
+
+def explain(verdict: dict, rubric: Rubric, store: bool = False) -> str:
+    """The feedback for a checker's failing verdict; `store`: the class is a calendar store."""
     v, seen = verdict["verdict"], verdict.get("trace", "") + "\n" + verdict.get("detail", "")
+    if store and v in _STORE and "Exception #" not in seen:
+        text, topic = _STORE[v]
+        return text + hint(rubric, topic)
     if v == "deadlock":
         text, topic = _hang(seen)
     elif v.startswith("violation:Linearizable") and "Exception #" in seen:

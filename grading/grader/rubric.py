@@ -29,7 +29,7 @@ SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "run
 SERVER_CHECKS = {"exactly-once", "efficiency"}
 # What a failure can be, for the lab's own hints: `[hints]` maps each to the number of the
 # hint in the lab's handout (labs/LAB/README.md, "## Hints") that feedback points to.
-HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow"}
+HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow", "unlocked"}
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,8 @@ def _test(t: dict, i: int, fail) -> TestSpec:
              f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
     if kind == "server" and t["check"] not in SERVER_CHECKS:
         fail(f"test {i}: unknown server check '{t['check']}'", f"checks: {', '.join(sorted(SERVER_CHECKS))}")
-    for key in ("like", "handoff"):  # a catalogued variant with a Java class, by its catalog name
-        if key in t and not getattr(catalog.load().variants.get(t[key]), "java", None):
+    for key in ("like", "handoff"):  # a catalogued variant with a Java class (a handoff's for `handoff`), by name
+        if key in t and not getattr(catalog.load().variants.get(t[key]), "java" if key == "handoff" else "java_class", None):
             fail(f"test {i} ('{t['name']}'): {key} = '{t[key]}' is no catalogued variant with a Java class",
                  "use a [[variant]] name of specs/catalog.toml that has java = ...")
     checkers = t.get("checker", ())

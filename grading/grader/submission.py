@@ -101,7 +101,7 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
     A test-writing lab's public helpers are compiled apart (into kit-classes), so that only
     what the student wrote is in `classes` and held to the profile."""
     classes.mkdir()
-    cp = str(javabuild.handoffs_jar())
+    cp = javabuild.submission_classpath()
     helpers = sorted((paths.LABS / rubric.lab / "public").glob("*.java"))
     if "mutants" in rubric.kinds:
         kit = classes.parent / "kit-classes"

@@ -16,10 +16,13 @@ SAMPLES = Path(__file__).parent / "submissions"
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
 
 
-def test_the_course_has_its_five_labs_in_order():
-    assert LABS == sorted(["buffer", "pht", "pipes-spec", "server", "mutants"])
+COURSE = ("buffer", "pht", "pipes-spec", "server", "mutants", "calendar")
+
+
+def test_the_course_has_its_six_labs_in_order():
+    assert LABS == sorted(COURSE)
     summary = (paths.BOOK / "src" / "SUMMARY.md").read_text()
-    order = [summary.index(f"lab-{lab}.md") for lab in ("buffer", "pht", "pipes-spec", "server", "mutants")]
+    order = [summary.index(f"lab-{lab}.md") for lab in COURSE]
     assert order == sorted(order), "the book lists the labs in the course's order"
 
 
@@ -217,6 +220,53 @@ def test_tests_that_kill_nothing_earn_nothing_and_peeking_is_refused(tmp_path):
         "h.put(42);", 'h.put(42);\n        if (h.getClass().getSimpleName().startsWith("Notify")) throw new AssertionError();', 1))
     scores, report = grade(tmp_path / "p", "mutants", peek)
     assert scores == [0] * len(scores) and "`java.lang.Class.getSimpleName`" in report, report
+
+
+# -- the calendar lab ----------------------------------------------------------------------------
+
+# What each calendar sample's report must say: the feedback names what the counterexample shows.
+CALENDAR = {
+    "starter": "no ordering of the requests",
+    "correct": "Passed",
+    "check_then_lock": "no ordering of the requests",
+    "delete_no_lock": "no ordering of the requests",
+    "recreate": "a move after the delete is refused",
+    "keeps_lock": "waits for an event's lock that is never released",
+    "mixed_locks": "no ordering of the requests",
+}
+
+
+@pytest.fixture(scope="module")
+def calendar_batch(tmp_path_factory):
+    """Every calendar sample and the starter, graded two at a time as an instructor's batch would."""
+    subs = tmp_path_factory.mktemp("calendar-subs")
+    for name in CALENDAR:
+        shutil.copytree(paths.LABS / "calendar" / "starter" if name == "starter" else SAMPLES / "calendar" / name,
+                        subs / name)
+    out = tmp_path_factory.mktemp("calendar-out")
+    grader.grade_batch("calendar", subs, out, jobs=2)
+    return out
+
+
+@pytest.mark.parametrize("sample", CALENDAR)
+def test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip(calendar_batch, sample):
+    results = json.loads((calendar_batch / sample / "results.json").read_text())
+    report = (calendar_batch / sample / "report.md").read_text()
+    assert [t["score"] for t in results["tests"]] == _expected("calendar", sample), report
+    assert CALENDAR[sample] in report, report
+    if sample not in ("correct", "recreate"):  # the slips Lincheck catches are drawn as swimlanes
+        assert "your StudentStore under lincheck" in report and "| # | Thread 1 | Thread 2 |" in report, report
+
+
+def test_the_calendar_labs_lincheck_is_the_catalogs(tmp_path):
+    """The lab's hidden test checks a student's store as `./lab check java` checks the kit's: the catalogued
+    buggy stores are the samples' slips, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
+    from handofflab import catalog
+    cat = catalog.load()
+    like = next(t.like for t in grader.load_rubric("calendar").tests if t.kind == "checker")
+    assert cat.variant(like).calendar == "store" and cat.variant(like).correct
+    buggy = {v.name for v in cat.variants.values() if v.handoff.name == like and not v.correct}
+    assert buggy == {"StoreCheckThenLock", "StoreDeleteNoLock", "StoreRecreate"}
 
 
 # -- the samples' expected marks, as data ---------------------------------------------------

@@ -14,7 +14,7 @@ from handofflab import paths, release, toolchain
 from handofflab.console import LabError
 
 SUBMISSIONS = paths.GRADING / "tests" / "submissions"
-SHARED = ["buffer", "pht", "pipes-spec", "server"]
+SHARED = ["buffer", "pht", "pipes-spec", "server", "calendar"]
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,7 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
             result.output, result.pending = problem, bool(verdict.get("pending"))
             return
         if verdict["verdict"] != "pass":
-            result.output = feedback.explain(verdict, rubric)
+            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).calendar == "store")
             lane = verdict.get("lane") or javacheck.swimlane(verdict)
             if lane and lane.steps:  # a class that never loaded has no schedule to draw
                 lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
@@ -97,8 +97,9 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     # with twice the budget, then: not graded, regrade.
     for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
         out.unlink(missing_ok=True)
-        cmd = javacheck.checker_command(checker, cls, profile or catalog.load().variant(spec.like).profile, out,
-                                        seconds * (1 + attempt), str(classes))
+        like = catalog.load().variant(spec.like)
+        cmd = javacheck.checker_command(checker, cls, profile or (None if like.calendar else like.profile), out,
+                                        seconds * (1 + attempt), str(classes), calendar=like.calendar)
         nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
         run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
         if run.timed_out:
