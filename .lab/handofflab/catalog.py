@@ -88,9 +88,9 @@ class Variant:
     expect: dict = field(hash=False)
     why: dict = field(hash=False)
     check: dict = field(default_factory=dict, hash=False)  # overrides of its handoff's [handoff.check]
-    # A class of the calendar store (handofflab.calendar), checked by Lincheck only: `collection`, one
-    # of its collection lists, as a set; `store`, the store itself (EventStore, or a subclass with its
-    # own locking), against requests run one at a time. Not handoffs: no handoff checker, benchmark or
+    # A class of the calendar store (handofflab.calendar), checked by CALENDAR_CHECKERS: `collection`,
+    # one of its collection lists, as a set; `store`, the store itself (EventStore, or a subclass with
+    # its own locking), against requests run one at a time. Not handoffs: no handoff benchmark or
     # server takes them.
     collection: str | None = None
     store: str | None = None

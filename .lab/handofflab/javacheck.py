@@ -50,7 +50,7 @@ def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckPro
                     extra_classpath: str = "", calendar: str | None = None) -> list[str]:
     """One checker on `java_class`, built and driven as `profile` says (a submitted class gets
     the profile of the variant it is checked like); a class of the calendar store instead
-    (`calendar` is Variant.calendar: 'collection' or 'store') is checked by Lincheck alone."""
+    (`calendar` is Variant.calendar: 'collection' or 'store') by the checkers catalog.CALENDAR_CHECKERS names."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
     jvm = JPF_JVM if checker == "jpf" else []
     how = [f"--{calendar}"] if calendar else ["--profile", profile.arg()]

@@ -95,9 +95,9 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     # 10 s limit on loading the class); running past the budget without a verdict, or a stress run
     # with no finished trial ("incomplete"), means the machine was too slow to finish. Once more
     # with twice the budget, then: not graded, regrade.
+    like = catalog.load().variant(spec.like)
     for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
         out.unlink(missing_ok=True)
-        like = catalog.load().variant(spec.like)
         cmd = javacheck.checker_command(checker, cls, profile or (None if like.calendar else like.profile), out,
                                         seconds * (1 + attempt), str(classes), calendar=like.calendar)
         nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads

@@ -215,7 +215,7 @@ public final class StoreTrials {
                 if (line.startsWith("Picked up ")) {
                     continue;  // the JVM's notice of JAVA_TOOL_OPTIONS (the grader sets them), not the store's
                 }
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile("([CMdD]) (\\d+)(?: (\\d+))?").matcher(line);
+                java.util.regex.Matcher m = SAID.matcher(line);
                 if (!m.matches() || m.group(1).equals("M") != (m.group(3) != null)) {
                     driver.destroyForcibly();
                     throw new AssertionError("the store's process failed:\n" + String.join("\n", said.subList(
@@ -301,6 +301,9 @@ public final class StoreTrials {
             }).start();
         }
     }
+
+    /** A line the crash driver prints: "C id", "M id version", "d id" or "D id". */
+    private static final java.util.regex.Pattern SAID = java.util.regex.Pattern.compile("([CMdD]) (\\d+)(?: (\\d+))?");
 
     /** The next line ended by a newline; null at the end, where a line the kill cut off is dropped. */
     private static String wholeLine(BufferedReader in) throws IOException {

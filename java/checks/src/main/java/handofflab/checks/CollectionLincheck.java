@@ -86,14 +86,6 @@ public final class CollectionLincheck {
                 List.of(a(add, 1), a(add, 3)),
                 Arrays.asList(List.of(a(add, 2)), List.of(a(remove, 1))),
                 List.of(a(contains, 2)), null));
-        long start = System.nanoTime();
-        try {
-            options.check(UnderTest.class);
-        } catch (Throwable t) {  // LincheckAssertionError, or Lincheck's own failure
-            v.trace = String.valueOf(t.getMessage());
-            LincheckCheck.judge(v, t, "an outcome no set gives when its operations run one at a time");
-        }
-        v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
-        return v;
+        return LincheckCheck.check(v, options, UnderTest.class, "an outcome no set gives when its operations run one at a time");
     }
 }

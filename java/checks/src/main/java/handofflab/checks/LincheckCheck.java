@@ -162,6 +162,19 @@ public final class LincheckCheck {
     }
 
     /** Lincheck's failure as a verdict: an outcome no sequential run gives, a hang, or Lincheck's own error. */
+    /** Runs Lincheck's model checker on {@code underTest} and judges its failure, if any, into {@code v}; times it. */
+    static Verdict check(Verdict v, ModelCheckingOptions options, Class<?> underTest, String nonLinearizable) {
+        long start = System.nanoTime();
+        try {
+            options.check(underTest);
+        } catch (Throwable t) {  // LincheckAssertionError, or Lincheck's own failure
+            v.trace = String.valueOf(t.getMessage());
+            judge(v, t, nonLinearizable);
+        }
+        v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
+        return v;
+    }
+
     static void judge(Verdict v, Throwable t, String nonLinearizable) {
         String msg = String.valueOf(t.getMessage());
         if (msg.contains("Invalid execution results")) {

@@ -142,15 +142,8 @@ public final class StoreLincheck {
         for (List<List<Actor>> race : races) {
             options.addCustomScenario(new ExecutionScenario(List.of(), race, List.of(a(load, 0)), null));
         }
-        long start = System.nanoTime();
-        try {
-            options.check(UnderTest.class);
-        } catch (Throwable t) {  // LincheckAssertionError, or Lincheck's own failure
-            v.trace = String.valueOf(t.getMessage());
-            LincheckCheck.judge(v, t, "an outcome no ordering of the requests gives when they run one at a time "
-                    + "(a deleted event back, a refused move that took effect, or one request told what another did)");
-        }
-        v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
-        return v;
+        return LincheckCheck.check(v, options, UnderTest.class, "an outcome no ordering of the requests gives when they "
+                + "run one at a time (a deleted event back, a refused move that took effect, or one request told what "
+                + "another did)");
     }
 }
