@@ -10,10 +10,14 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace")
+CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks")
 # The checkers a class of the calendar store takes: Lincheck checks a collection list as a set; a
-# store also gets the stress trials (StoreStress). Neither is a handoff: no JPF driver, no trace spec.
-CALENDAR_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress")}
+# store also gets the stress trials (StoreStress) and the lock probe (locks: StoreLocks, which holds
+# one request at its commit and sends another beside it). Neither is a handoff: no JPF driver, no
+# trace spec. The lock probe takes only a store.
+CALENDAR_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks")}
+STORE_ONLY_CHECKERS = ("locks",)
+JAVA_CHECKERS = ("lincheck", "stress", "locks")  # the Java checkers CI runs (JPF only when asked for)
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
@@ -244,7 +248,10 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         if unchecked:
             raise LabError(f"{where} is a {kinds[0]} class of the calendar store with a claim for {', '.join(unchecked)}"
                            ", which does not check it", "a collection list takes only a lincheck verdict; a store "
-                           "lincheck and stress")
+                           "lincheck, stress and locks")
+        if v.get("java") and set(expect) & set(STORE_ONLY_CHECKERS):
+            raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(STORE_ONLY_CHECKERS)))}",
+                           "the lock probe checks a calendar store only: remove the claim")
         if v.get("java"):
             variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
         if not variants[v["name"]].correct:

@@ -164,7 +164,7 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
     chosen = [v for v in cat.select(name, tier, handoff=handoff) if v.java_class]
     if name and not chosen:
         raise LabError(f"{name} has no Java class in the catalog", "pick a variant with `java = ...`")
-    checkers = ["lincheck", "stress"] + (["jpf"] if jpf else [])
+    checkers = [*catalog_mod.JAVA_CHECKERS] + (["jpf"] if jpf else [])
     for v in chosen:
         for checker in _checkers(v, checkers):
             # A checker may be left unclaimed only with a reason (JPF's budget, a catch that needs luck).
@@ -193,15 +193,17 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
 
 
 def _checkers(v, checkers: list[str]) -> list[str]:
-    """The checkers that apply to a variant's class (the calendar store's classes take fewer)."""
-    return [c for c in checkers if c in catalog_mod.CALENDAR_CHECKERS[v.calendar]] if v.calendar else checkers
+    """The checkers that apply to a variant's class (the calendar store's classes take their own)."""
+    if v.calendar:
+        return [c for c in checkers if c in catalog_mod.CALENDAR_CHECKERS[v.calendar]]
+    return [c for c in checkers if c not in catalog_mod.STORE_ONLY_CHECKERS]
 
 
 def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant, str]]:
     """Every (variant, checker) whose verdict the catalog claims: what the sweep runs, one by one."""
     cat = cat or catalog_mod.load()
     return [(v, checker) for v in cat.select(None, tier) if v.java_class
-            for checker in _checkers(v, ["lincheck", "stress"]) if v.expected(checker) is not None]
+            for checker in _checkers(v, list(catalog_mod.JAVA_CHECKERS)) if v.expected(checker) is not None]
 
 
 def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> JavaOutcome:

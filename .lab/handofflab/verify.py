@@ -41,7 +41,7 @@ def _busy(k: int) -> list[subprocess.Popen]:
 def run(runs: int, busy: int, only: str | None = None) -> int:
     cat = catalog_mod.load()
     pairs = [("java", v.name, checker, v.expected(checker)) for v in cat.variants.values() if v.java_class
-             and v.tier == "ci" for checker in ("lincheck", "stress", "trace") if v.expected(checker) is not None]
+             and v.tier == "ci" for checker in (*catalog_mod.JAVA_CHECKERS, "trace") if v.expected(checker) is not None]
     pairs += [("grade", lab, name, marks) for lab, samples in sample_marks().items() for name, marks in samples.items()]
     if only:
         pairs = [p for p in pairs if only in (p[1], p[2])]

@@ -48,6 +48,15 @@ _STORE = {
         "gives: a deleted event came back, a move told \"deleted\" took effect anyway, two deletes both "
         "succeeded, or one change was lost. Read the interleaving below from top to bottom, and find the "
         "request that looks at the event, or changes it, without holding the event's lock.", "unlocked"),
+    "violation:LockedPerEvent": (
+        "Failed: with one request for an event held half way (at its commit, inside `publish` or `unpublish`), "
+        "another request for the same event went through instead of waiting for it: a `modify` or a `delete` "
+        "changes the event without holding the event's lock. The steps below show which request did.", "unlocked"),
+    "violation:IndependentEvents": (
+        "Failed: your store's answers are right, but a request for one event waited for a request for another "
+        "event: one lock for the whole store (a `synchronized` method, a lock field of the store) instead of "
+        "each event's own lock, `entry.lock`. Users who edit different events should not wait for each other; "
+        "that is what the paper's per-entity locks are for.", "coarse"),
     "deadlock": (
         "Failed: the requests hang — none of them can ever finish. A request waits for an event's lock that "
         "is never released: is every `lock()` followed by an `unlock()` in a `finally`, on every path out, "

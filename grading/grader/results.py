@@ -13,7 +13,7 @@ class TestResult:
     output: str = ""
     swimlane_md: str = ""
     hidden: bool = False    # Gradescope shows it to the student only once grades are published
-    pending: bool = False   # not graded for the machine's sake (too busy to finish): regrade, never blame
+    pending: bool = False   # not graded: the machine too busy to finish, or a checker failed itself; regrade, never blame
 
     def gradescope(self) -> dict:
         return {"name": self.name, "score": self.score, "max_score": self.max_score,

@@ -29,7 +29,7 @@ SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "run
 SERVER_CHECKS = {"exactly-once", "efficiency"}
 # What a failure can be, for the lab's own hints: `[hints]` maps each to the number of the
 # hint in the lab's handout (labs/LAB/README.md, "## Hints") that feedback points to.
-HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow", "unlocked"}
+HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow", "unlocked", "coarse"}
 
 
 @dataclass(frozen=True)

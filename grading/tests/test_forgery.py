@@ -296,6 +296,19 @@ def test_a_checker_that_cannot_finish_in_its_budget_is_pending_not_failed(tmp_pa
     assert "too busy" in g.tests[0].output and "regrade" in g.tests[0].output
 
 
+def test_a_checker_that_fails_itself_is_pending_not_the_students_fault(tmp_path, monkeypatch):
+    """A checker's own failure (Lincheck's "Non-determinism found", its verdict "error") says nothing
+    about the class: not graded, regrade. Only "error:Initializer" (the class did not load) is the class's."""
+    from grader.kinds import checker as checker_kind
+    failed = {"verdict": "error", "detail": "Lincheck failed itself (\"Non-determinism found\")"}
+    monkeypatch.setattr(checker_kind, "_verdict", lambda *a, **k: (failed, ""))
+    rubric = {**LIGHT, "test": [{"name": "hidden: lincheck", "kind": "checker", "checker": "lincheck", "like": "MonitorBuffer",
+                                 "points": 10}]}
+    g = grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=rubric)
+    assert g.pending and g.tests[0].score == 0 and g.tests[0].pending, g.report()
+    assert "failed itself" in g.tests[0].output and "regrade" in g.tests[0].output
+
+
 def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
     """A stress trial stopped at its budget is no verdict (it once reported "pass ... each exactly
     once" after 171 handoffs): with no trial finished, the run is "incomplete", tried again with

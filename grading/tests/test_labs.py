@@ -228,6 +228,8 @@ def test_tests_that_kill_nothing_earn_nothing_and_peeking_is_refused(tmp_path):
 CALENDAR = {
     "starter": "no ordering of the requests",
     "correct": "Passed",
+    "sync_entry": "Passed",
+    "one_lock": "one lock for the whole store",
     "check_then_lock": "no ordering of the requests",
     "delete_no_lock": "no ordering of the requests",
     "recreate": "a move after the delete is refused",
@@ -254,8 +256,11 @@ def test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip(ca
     report = (calendar_batch / sample / "report.md").read_text()
     assert [t["score"] for t in results["tests"]] == _expected("calendar", sample), report
     assert CALENDAR[sample] in report, report
-    if sample not in ("correct", "recreate"):  # the slips Lincheck catches are drawn as swimlanes
+    if sample not in ("correct", "sync_entry", "recreate", "one_lock"):  # Lincheck's catches are drawn as swimlanes
         assert "your StudentStore under lincheck" in report and "| # | Thread 1 | Thread 2 |" in report, report
+    if _expected("calendar", sample)[-1] == 0:  # and the lock probe's: the held request, and the one sent beside it
+        assert "your StudentStore under locks" in report and "| # | user 1 | user 2 |" in report, report
+        assert "is held at its commit" in report, report
 
 
 def test_the_calendar_labs_lincheck_is_the_catalogs(tmp_path):
@@ -266,7 +271,8 @@ def test_the_calendar_labs_lincheck_is_the_catalogs(tmp_path):
     like = next(t.like for t in grader.load_rubric("calendar").tests if t.kind == "checker")
     assert cat.variant(like).calendar == "store" and cat.variant(like).correct
     buggy = {v.name for v in cat.variants.values() if v.handoff.name == like and not v.correct}
-    assert buggy == {"StoreCheckThenLock", "StoreDeleteNoLock", "StoreRecreate"}
+    assert buggy == {"StoreCheckThenLock", "StoreDeleteNoLock", "StoreRecreate", "StoreOneLock"}
+    assert {t.checkers for t in grader.load_rubric("calendar").tests if t.kind == "checker"} == {("lincheck",), ("locks",)}
 
 
 # -- the samples' expected marks, as data ---------------------------------------------------

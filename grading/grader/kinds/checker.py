@@ -39,6 +39,11 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
         if problem:
             result.output, result.pending = problem, bool(verdict.get("pending"))
             return
+        if verdict["verdict"] == "error":  # the checker's own failure ("error:Initializer" is the class's)
+            result.pending = True
+            result.output = (f"Not graded: the {checker} check failed itself, with no verdict on your class: "
+                             f"{verdict['detail']}. Your instructor will regrade, and report it if it happens again.")
+            return
         if verdict["verdict"] != "pass":
             result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).calendar == "store")
             lane = verdict.get("lane") or javacheck.swimlane(verdict)

@@ -68,6 +68,12 @@ public abstract class EventFolder implements Events {
     private int cleared;
     /** Whether writes are forced to the disk before they are published (survives a power cut too). */
     public volatile boolean durable;
+    /**
+     * The lock probe's hold ({@link StoreTrials#lockProbe}): called with the event's id at each
+     * commit, where a policy holds the locks it takes. Package-private, so that no policy sees
+     * it; null outside the probe.
+     */
+    volatile java.util.function.IntConsumer atCommit;
 
     /**
      * Opens (or creates) the store in {@code root}, its collection list of the given kind; with
@@ -110,6 +116,7 @@ public abstract class EventFolder implements Events {
 
     /** Deletes the published event in one step (the link's removal is the commit point). Call it holding the lock. */
     protected final void unpublish(int id, Entry entry) throws IOException {
+        pauseForProbe(id);  // where the lock probe holds a request (StoreTrials.lockProbe); a no-op in use
         if (events != null) {
             Files.delete(events.resolve(Integer.toString(id)));
         }
@@ -140,6 +147,7 @@ public abstract class EventFolder implements Events {
     // ANCHOR: publish
     /** Writes version V of the event file by file, then publishes it with one atomic rename. Call it holding the lock. */
     protected final void publish(int id, Entry entry, Event event) throws IOException {
+        pauseForProbe(id);  // where the lock probe holds a request (StoreTrials.lockProbe); a no-op in use
         long version = entry.version + 1;
         if (events == null) {  // in memory only
             entry.version = version;
@@ -166,6 +174,13 @@ public abstract class EventFolder implements Events {
         }
     }
     // ANCHOR_END: publish
+
+    private void pauseForProbe(int id) {
+        java.util.function.IntConsumer hold = atCommit;
+        if (hold != null) {
+            hold.accept(id);
+        }
+    }
 
     /** Loads every published event; clears what a killed process left half-written. */
     private void recover() throws IOException {

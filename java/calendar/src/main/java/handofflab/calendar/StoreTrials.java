@@ -166,6 +166,128 @@ public final class StoreTrials {
         }
     }
 
+    /**
+     * The lock probe: it holds one request for event a at its commit (in {@code publish} or
+     * {@code unpublish}, where a policy holds the locks it takes), then sends one more request
+     * and decides: a request for event a must wait (every change to an event is made holding
+     * that event's lock: {@code LockedPerEvent}); a request for event b must return (no request
+     * waits for another event's: {@code IndependentEvents}, the paper's per-entity locks). Each of
+     * the eight pairs (a modify or a delete held; a modify or a delete of a or of b sent) runs on a
+     * fresh store in memory. The held request stays held until the verdict, so no schedule can hide
+     * either: the probe finds the same every run. Throws a {@link TrialFailure} naming the property.
+     */
+    public static void lockProbe(String storeClass) throws Exception {
+        for (String held : new String[] {"modify", "delete"}) {
+            for (String sent : new String[] {"modify", "delete"}) {
+                for (boolean sameEvent : new boolean[] {true, false}) {
+                    probeOnce(open(storeClass, null), held, sent, sameEvent);
+                }
+            }
+        }
+    }
+
+    private static Object request(EventFolder store, String kind, int id) throws IOException {
+        return kind.equals("modify") ? store.modify(id, MOVE) : store.delete(id);
+    }
+
+    private static void probeOnce(EventFolder store, String held, String sent, boolean sameEvent) throws Exception {
+        int a = store.create(ORIGINAL), b = store.create(ORIGINAL);
+        int target = sameEvent ? a : b;
+        java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Object[] results = new Object[2];
+        Thread user1 = new Thread(() -> results[0] = unchecked(() -> request(store, held, a)), "user 1");
+        Thread user2 = new Thread(() -> results[1] = unchecked(() -> request(store, sent, target)), "user 2");
+        store.atCommit = id -> {
+            if (id == a && Thread.currentThread() == user1) {
+                reached.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        String heldStep = held + "(" + a + (held.equals("modify") ? ", move)" : ")");
+        String sentStep = sent + "(" + target + (sent.equals("modify") ? ", move)" : ")");
+        List<String[]> steps = new ArrayList<>();
+        steps.add(new String[] {"user 1", heldStep + " starts"});
+        user1.setDaemon(true);
+        user2.setDaemon(true);
+        try {
+            user1.start();
+            String before = waitOrReturn(user1, reached);
+            if (before != null) {
+                steps.add(new String[] {"user 1", heldStep + " " + before});
+                throw new TrialFailure("deadlock: " + heldStep + ", run alone, " + before + " before its commit", steps);
+            }
+            steps.add(new String[] {"user 1", heldStep + " is held at its commit (the probe holds it there)"});
+            steps.add(new String[] {"user 2", sentStep + " starts"});
+            user2.start();
+            String waited = waitOrReturn(user2, null);
+            steps.add(new String[] {"user 2", sentStep + (waited == null ? " → " + results[1] : " " + waited)});
+            if (sameEvent && waited == null) {
+                String why = sentStep + " returned while " + heldStep + " was half way: requests for one event"
+                        + " do not take its lock, one at a time";
+                steps.add(new String[] {"afterwards", why});
+                throw new TrialFailure("LockedPerEvent: " + why, steps);
+            }
+            if (!sameEvent && waited != null) {
+                String why = sentStep + " " + waited + " while " + heldStep + " was half way: a request waits for"
+                        + " another event's; lock each event, as the paper does";
+                steps.add(new String[] {"afterwards", why});
+                throw new TrialFailure("IndependentEvents: " + why, steps);
+            }
+        } finally {
+            release.countDown();
+            store.atCommit = null;
+        }
+        for (Thread t : new Thread[] {user1, user2}) {
+            String after = waitOrReturn(t, null);
+            if (after != null) {
+                steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
+                throw new TrialFailure("deadlock: " + t.getName() + "'s request never returns after user 1's was let go"
+                        + " (a lock kept?)", steps);
+            }
+        }
+    }
+
+    /**
+     * Waits until {@code t} returns (null) or {@code reached} opens (null), or says how it waits:
+     * for a lock another thread holds, parked for {@link #STALL_MS}, or spinning for {@link #SPIN_MS}
+     * of its own CPU time. Work, not a clock: a busy machine delays a request but never makes it wait.
+     */
+    private static String waitOrReturn(Thread t, java.util.concurrent.CountDownLatch reached) throws InterruptedException {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long parkedSince = 0;
+        while (true) {
+            if (reached != null ? reached.await(2, TimeUnit.MILLISECONDS) : !t.isAlive()) {
+                return null;
+            }
+            if (reached != null && !t.isAlive()) {
+                return "returned";
+            }
+            t.join(2);
+            Thread.State state = t.getState();
+            if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED) {
+                java.lang.management.ThreadInfo info = mx.getThreadInfo(t.getId());
+                String on = info == null || info.getLockName() == null ? "something" : info.getLockName();
+                if (info != null && info.getLockOwnerName() != null) {
+                    return "waits for " + on + ", which " + info.getLockOwnerName() + " holds";
+                }
+                parkedSince = parkedSince == 0 ? System.nanoTime() : parkedSince;
+                if ((System.nanoTime() - parkedSince) / 1_000_000 >= STALL_MS) {
+                    return "waits (for " + on + ")";
+                }
+            } else {
+                parkedSince = 0;
+                if (mx.isThreadCpuTimeSupported() && mx.getThreadCpuTime(t.getId()) / 1_000_000 >= SPIN_MS) {
+                    return "spins: " + SPIN_MS / 1000 + " s of its own CPU time without returning";
+                }
+            }
+        }
+    }
+
     /** No request returned for this long, and every thread waits: a deadlock. */
     public static final long STALL_MS = 500;
     /** No request returned for this long while some thread runs: a request that never returns. */

@@ -177,7 +177,14 @@ public final class LincheckCheck {
 
     static void judge(Verdict v, Throwable t, String nonLinearizable) {
         String msg = String.valueOf(t.getMessage());
-        if (msg.contains("Invalid execution results")) {
+        if (msg.startsWith("Non-determinism found")) {
+            // Lincheck's own failure: a replay of the schedule it reported went another way. Its
+            // report then lists results that can be valid (seen with `synchronized` around the JDK's
+            // ConcurrentSkipListMap), so it is no verdict on the class under test.
+            v.verdict = "error";
+            v.detail = "Lincheck failed itself (\"Non-determinism found\": replaying its schedule gave another run); "
+                    + "no verdict on the class";
+        } else if (msg.contains("Invalid execution results")) {
             v.verdict = "violation:Linearizable";
             v.detail = nonLinearizable;
         } else if (msg.contains("has hung") || msg.toLowerCase().contains("deadlock")) {

@@ -16,7 +16,7 @@ import java.nio.file.Paths;
  * like ({@link CheckProfile}): its size, its acceptors. With {@code --collection} instead, CLASS is
  * one of the calendar store's collection lists ({@code handofflab.calendar}); with {@code --store},
  * the store itself ({@code EventStore}, a buggy one, or a student's by its full name): Lincheck
- * checks both, and stress ({@link StoreStress}) the store.
+ * checks both; stress ({@link StoreStress}) and the lock probe ({@link StoreLocks}) the store.
  * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
@@ -56,8 +56,8 @@ public final class Main {
             }
         }
         if ("collection".equals(calendar) && !checker.equals("lincheck")
-                || "store".equals(calendar) && !checker.equals("lincheck") && !checker.equals("stress")) {
-            usage("a collection list is checked by lincheck, a store by lincheck and stress; not by " + checker);
+                || "store".equals(calendar) && !java.util.List.of("lincheck", "stress", "locks").contains(checker)) {
+            usage("a collection list is checked by lincheck, a store by lincheck, stress and locks; not by " + checker);
         }
         if (profile == null && calendar == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
@@ -69,7 +69,8 @@ public final class Main {
         if (v == null && "collection".equals(calendar)) {
             v = CollectionLincheck.run(subject);
         } else if (v == null && "store".equals(calendar)) {
-            v = checker.equals("stress") ? StoreStress.run(className, seconds) : StoreLincheck.run(className);
+            v = checker.equals("stress") ? StoreStress.run(className, seconds)
+                    : checker.equals("locks") ? StoreLocks.run(className) : StoreLincheck.run(className);
         } else if (v == null) {
             switch (checker) {
                 case "lincheck": v = LincheckCheck.run(subject, profile); break;
@@ -125,7 +126,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf CLASS --profile P|--collection|--store [--out FILE] [--seconds S]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks CLASS --profile P|--collection|--store [--out FILE] [--seconds S]");
         System.exit(2);
     }
 }

@@ -56,7 +56,7 @@ public final class StoreLincheck {
 
         public UnderTest() throws Exception {
             store = (Events) Class.forName(subject).getConstructor(Path.class, String.class)
-                    .newInstance(null, "SkipListSet");
+                    .newInstance(null, "LockFreeList");
             store.create(FIRST);
             store.create(FIRST);
         }
