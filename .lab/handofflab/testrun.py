@@ -42,6 +42,21 @@ def _count(xml_files, layer_of) -> dict[str, Counter]:
     return counts
 
 
+def _workers(pytest_args: tuple[str, ...]) -> int | None:
+    """pytest processes at once: one per core. Most tests wait on a JVM starting, a TLC run or a
+    server's simulated work, so one process keeps only about 1.3 of 2 cores busy. Verdicts do not
+    depend on it: a check on a busier machine takes longer, never decides otherwise, and a grading
+    that runs out of its budget is pending, which fails its test. Tests that share the source
+    tree (the book, the notebooks, a release) or an expensive module fixture are kept on one worker
+    by `xdist_group` marks. `-n N` among the arguments (or `-n 0`, or `-p no:xdist`) overrides (None)."""
+    if any(a == "-n" or a.startswith("-n") and a[2:].isdigit() or a.startswith("--numprocesses") or a == "no:xdist"
+           for a in pytest_args):
+        return None
+    from grader.batch import jails_in_memory  # each worker may be grading: one jail's memory each
+    workers = min(os.cpu_count() or 1, jails_in_memory())
+    return workers if workers > 1 else None
+
+
 def run(pytest_args: tuple[str, ...] = ()) -> int:
     """Every test, writing only into a temporary results folder (HANDOFFLAB_RESULTS): a user's
     results/ (a 25-minute benchmark, say) is never touched, and the run checks that it is not."""
@@ -60,10 +75,12 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     counts = _count(surefire, lambda case: "java")
     if mvn.returncode != 0 and not surefire:
         counts["java"]["failed"] += 1  # the build itself failed: that is a failure, not zero tests
-    heading("specs, java checkers, notebooks, book, grading (pytest)")
+    workers = _workers(pytest_args)
+    heading("specs, java checkers, notebooks, book, grading (pytest" + (f", {workers} workers)" if workers else ")"))
     junit = out / "pytest.xml"
+    parallel = ["-n", str(workers), "--dist", "loadgroup"] if workers else []
     subprocess.run([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o", "junit_family=xunit1",
-                    f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
+                    *parallel, f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
                    env={**os.environ, "HANDOFFLAB_RESULTS": str(out)})
     if junit.exists():
         py = _count([junit], lambda case: (case.get("file") or case.get("classname", "")).lstrip(".")

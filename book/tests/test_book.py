@@ -8,6 +8,9 @@ import pytest
 from handofflab import book, paths
 from handofflab.console import LabError
 
+# one worker for every test that writes into the source tree (book/src/generated, notebooks/build)
+pytestmark = pytest.mark.xdist_group("source-tree")
+
 
 def test_the_book_builds_with_math_and_included_listings():
     index = book.build()

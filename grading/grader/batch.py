@@ -77,12 +77,17 @@ def batch_jobs() -> int:
     grading that shares its cores finishes later, not differently: budgets are retried, then
     pending), at most 4, and no more than the memory available holds at one jail's cap each."""
     cores = os.cpu_count() or 2
+    return max(1, min(4, cores // 2, jails_in_memory()))
+
+
+def jails_in_memory() -> int:
+    """How many grading jails, each at its memory cap, the memory available now holds."""
     try:
         meminfo = Path("/proc/meminfo").read_text()
         available = int(re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.M)[1]) * 1024
     except (OSError, TypeError):
         available = sandbox.MEMORY_TOTAL  # unknown: as if one jail's worth
-    return max(1, min(4, cores // 2, available // sandbox.MEMORY_TOTAL))
+    return max(1, available // sandbox.MEMORY_TOTAL)
 
 
 def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int | None = None,

@@ -14,6 +14,9 @@ import grader
 from handofflab import gradescope, paths
 from handofflab.console import LabError
 
+# one worker, so the module's batch is graded once
+pytestmark = pytest.mark.xdist_group("batch")
+
 SAMPLES = Path(__file__).parent / "submissions" / "buffer"
 
 

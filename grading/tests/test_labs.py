@@ -250,6 +250,7 @@ def calendar_batch(tmp_path_factory):
     return out
 
 
+@pytest.mark.xdist_group("calendar-batch")  # one worker, so the batch is graded once
 @pytest.mark.parametrize("sample", CALENDAR)
 def test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip(calendar_batch, sample):
     results = json.loads((calendar_batch / sample / "results.json").read_text())

@@ -13,6 +13,9 @@ import grader
 from handofflab import paths, release, toolchain
 from handofflab.console import LabError
 
+# one worker for every test that writes into the source tree (book/src/generated, notebooks/build) and shares the module's copy
+pytestmark = pytest.mark.xdist_group("source-tree")
+
 SUBMISSIONS = paths.GRADING / "tests" / "submissions"
 SHARED = ["buffer", "pht", "pipes-spec", "server", "calendar"]
 

@@ -9,6 +9,9 @@ import pytest
 
 from handofflab import bench, catalog, paths
 
+# one worker, so the module's quick run is measured once
+pytestmark = pytest.mark.xdist_group("bench-servers")
+
 
 @pytest.fixture(scope="module")
 def quick():

@@ -8,6 +8,9 @@ import pytest
 
 from handofflab import bench_handoffs, catalog, paths
 
+# one worker, so the module's quick run is measured once
+pytestmark = pytest.mark.xdist_group("bench-handoffs")
+
 
 @pytest.fixture(scope="module")
 def quick():

@@ -8,6 +8,9 @@ import pytest
 
 from handofflab import notebooks, paths
 
+# one worker for every test that writes into the source tree (book/src/generated, notebooks/build)
+pytestmark = pytest.mark.xdist_group("source-tree")
+
 # A phrase each notebook's executed output must contain: the result it exists to show.
 CLAIMS = {
     "shared_buffer": "exactly once",
