@@ -11,3 +11,33 @@ _worker = os.environ.get("PYTEST_XDIST_WORKER")
 if _worker and os.environ.get("HANDOFFLAB_RESULTS"):
     os.environ["HANDOFFLAB_RESULTS"] = os.path.join(os.environ["HANDOFFLAB_RESULTS"], _worker)
     os.makedirs(os.environ["HANDOFFLAB_RESULTS"], exist_ok=True)
+
+
+# -- CPU per test ------------------------------------------------------------------------
+# On 2 cores the suite's length is its CPU time over the cores, so `./lab test` lists the tests
+# that cost the most CPU: this test process's and every child's it waited for (the JVMs, TLC,
+# the jailed gradings), from setup to teardown. A module fixture counts for the first test using it.
+import resource  # noqa: E402
+
+import pytest  # noqa: E402
+
+
+def _cpu_seconds() -> float:
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def pytest_runtest_logstart(nodeid, location):
+    global _started
+    _started = _cpu_seconds()
+
+
+_started = 0.0
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "teardown":
+        report.user_properties.append(("cpu_seconds", round(_cpu_seconds() - _started, 1)))

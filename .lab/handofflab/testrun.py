@@ -57,6 +57,23 @@ def _workers(pytest_args: tuple[str, ...]) -> int | None:
     return workers if workers > 1 else None
 
 
+def _cpu_report(junit: Path, top: int = 12) -> None:
+    """The tests that cost the most CPU (conftest.py records it per test): on a machine with few
+    cores the suite lasts about its CPU time over the cores, so this is where to cut."""
+    cost = []
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        prop = case.find("properties/property[@name='cpu_seconds']")
+        if prop is not None:
+            cost.append((float(prop.get("value")), f"{case.get('classname')}::{case.get('name')}"))
+    if not cost:
+        return
+    cost.sort(reverse=True)
+    total = sum(c for c, _ in cost)
+    print(f"pytest: {total / 60:.1f} CPU-minutes over {os.cpu_count()} core(s); the most costly tests:")
+    for seconds, name in cost[:top]:
+        print(f"  {seconds:7.1f} s  {name}")
+
+
 def run(pytest_args: tuple[str, ...] = ()) -> int:
     """Every test, writing only into a temporary results folder (HANDOFFLAB_RESULTS): a user's
     results/ (a 25-minute benchmark, say) is never touched, and the run checks that it is not."""
@@ -87,6 +104,7 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
                     .replace("/", ".").split(".")[0])
         for layer in LAYERS:
             counts[layer] += py[layer]
+        _cpu_report(junit)
     else:
         counts["specs"]["failed"] += 1
     changed = sorted(set(before.items()) ^ set(_snapshot(paths.RESULTS).items()))

@@ -8,6 +8,7 @@ from handofflab import catalog, paths, specs, tlc
 from handofflab.console import LabError
 
 
+@pytest.mark.xdist_group("source-tree")  # on the book's worker: its summary of every model is this run's
 def test_every_ci_model_is_as_catalogued():
     outcomes = specs.check(show_traces=False)
     assert outcomes, "the catalog lists no TLC models"
