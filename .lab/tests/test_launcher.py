@@ -86,3 +86,13 @@ def test_hints_come_one_at_a_time(tmp_path):
         os.environ.pop("HANDOFFLAB_RESULTS") if before is None else os.environ.__setitem__("HANDOFFLAB_RESULTS", before)
     assert [s.split("(")[0].strip() for s in said[:4]] == [f"Hint {n} of 4" for n in range(1, 5)]
     assert said[4].startswith("All 4 hints of buffer are shown") and said[5].startswith("Hint 1 of 4")
+
+
+def test_the_suite_runs_on_every_core_unless_told_otherwise(monkeypatch):
+    from handofflab import testrun
+    monkeypatch.setattr(testrun.os, "cpu_count", lambda: 2)
+    assert testrun._workers(()) == 2 and testrun._workers(("-k", "book")) == 2
+    assert testrun._workers(("-n", "0")) is None and testrun._workers(("-n4",)) is None  # the user's -n stands
+    assert testrun._workers(("-p", "no:xdist")) is None
+    monkeypatch.setattr(testrun.os, "cpu_count", lambda: 1)
+    assert testrun._workers(()) is None  # one core: no workers to start

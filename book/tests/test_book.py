@@ -75,6 +75,20 @@ def test_an_include_of_a_missing_anchor_fails(tmp_path):
     assert "listing.java:nosuch" in e.value.problem
 
 
+def test_a_drawn_counterexample_whose_run_differs_from_the_catalog_stops_the_build(monkeypatch):
+    """The book runs only the pairs its chapters draw; a run that disagrees with the catalog (here a
+    stub: the notify buffer passing) must stop the build, not draw a counterexample nobody can reproduce."""
+    from handofflab import javacheck
+    monkeypatch.setattr(javacheck, "check_pair", lambda v, checker: javacheck.JavaOutcome(
+        v.name, checker, v.expected(checker), "pass", "stubbed", 0.0, {}))
+    with pytest.raises(LabError) as e:
+        book._java_counterexample("NotifyBuffer", "stress")
+    assert "gave pass, the catalog claims deadlock" in e.value.problem
+    with pytest.raises(LabError) as e:  # and an include of a pair the catalog does not have is named
+        book._java_counterexample("NoSuchBuffer", "stress")
+    assert "claims no stress verdict for NoSuchBuffer" in e.value.problem
+
+
 def test_every_design_chapter_tells_code_spec_bug_and_fix():
     """One chapter per design, each with its Java class, its TLA+ model and a real counterexample."""
     for chapter, java, trace in [
