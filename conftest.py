@@ -27,12 +27,12 @@ def _cpu_seconds() -> float:
                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
+_started = 0.0  # the CPU seconds at the current test's start (one test at a time per process)
+
+
 def pytest_runtest_logstart(nodeid, location):
     global _started
     _started = _cpu_seconds()
-
-
-_started = 0.0
 
 
 @pytest.hookimpl(hookwrapper=True)

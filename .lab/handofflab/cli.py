@@ -347,13 +347,11 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
 def check_lab(lab, path, watch, allow_weak_isolation):
     """The student's quick loop: LAB's public tests on PATH (a folder, or the one file the lab
     asks for), in seconds; `./lab grade` runs the hidden ones too. Exit 0 when all pass."""
-    import dataclasses
     import time
 
     import grader
     from handofflab import paths, release
-    full = grader.load_rubric(lab)
-    public = dataclasses.replace(full, tests=tuple(t for t in full.tests if not t.hidden))
+    public = grader.load_rubric(lab).public()
     if not public.tests:
         raise LabError(f"lab {lab} has no public tests", f"grade it instead: ./lab grade {lab} {path}")
 

@@ -78,14 +78,15 @@ def test_an_include_of_a_missing_anchor_fails(tmp_path):
 def test_a_drawn_counterexample_whose_run_differs_from_the_catalog_stops_the_build(monkeypatch):
     """The book runs only the pairs its chapters draw; a run that disagrees with the catalog (here a
     stub: the notify buffer passing) must stop the build, not draw a counterexample nobody can reproduce."""
-    from handofflab import javacheck
+    from handofflab import catalog, javacheck
+    cat = catalog.load()
     monkeypatch.setattr(javacheck, "check_pair", lambda v, checker: javacheck.JavaOutcome(
         v.name, checker, v.expected(checker), "pass", "stubbed", 0.0, {}))
     with pytest.raises(LabError) as e:
-        book._java_counterexample("NotifyBuffer", "stress")
+        book._java_counterexample(cat, "NotifyBuffer", "stress")
     assert "gave pass, the catalog claims deadlock" in e.value.problem
     with pytest.raises(LabError) as e:  # and an include of a pair the catalog does not have is named
-        book._java_counterexample("NoSuchBuffer", "stress")
+        book._java_counterexample(cat, "NoSuchBuffer", "stress")
     assert "claims no stress verdict for NoSuchBuffer" in e.value.problem
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from handofflab import catalog, paths
 from handofflab.console import LabError
@@ -65,6 +65,10 @@ class Rubric:
     def of_kind(self, kind: str) -> list[int]:
         """Positions of the tests of one kind."""
         return [i for i, t in enumerate(self.tests) if t.kind == kind]
+
+    def public(self) -> Rubric:
+        """The rubric with its public tests only: the student's quick loop (`./lab check-lab`)."""
+        return replace(self, tests=tuple(t for t in self.tests if not t.hidden))
 
     @property
     def kinds(self) -> set[str]:

@@ -71,20 +71,13 @@ def test_a_wrong_package_is_named(tmp_path):
     assert results["score"] == 0 and "package handofflab.labs.buffer;" in g.problem
 
 
-def _public_only():
-    """The buffer lab's rubric with its public tests only: seconds, not a minute of checkers, for a test
-    of what happens around the tests (unpacking, progress), whose checkers other tests hold to their marks."""
-    import dataclasses
-    full = grader.load_rubric("buffer")
-    return dataclasses.replace(full, tests=tuple(t for t in full.tests if not t.hidden))
-
-
 def test_a_zip_submission_is_graded_and_a_zip_slip_entry_refused(tmp_path):
     z = tmp_path / "sub.zip"
     with zipfile.ZipFile(z, "w") as f:
         f.write(SAMPLES / "correct" / "StudentBuffer.java", "StudentBuffer.java")
         f.writestr("../../escaped.txt", "outside")
-    g = grader.grade("buffer", z, tmp_path / "out", rubric=_public_only())
+    # the public tests only: seconds, not a minute of checkers; other tests hold the checkers to their marks
+    g = grader.grade("buffer", z, tmp_path / "out", rubric=grader.load_rubric("buffer").public())
     assert g.score == g.max_score == 4, g.report()
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path.parent / "escaped.txt").exists()
 
@@ -102,7 +95,8 @@ def test_lab_grade_exits_non_zero_below_full_marks(tmp_path):
 
 def test_lab_grade_says_what_it_runs_as_it_goes(tmp_path):
     said = []
-    grader.grade("buffer", SAMPLES / "correct", tmp_path, rubric=_public_only(), progress=said.append)
+    grader.grade("buffer", SAMPLES / "correct", tmp_path, rubric=grader.load_rubric("buffer").public(),
+                 progress=said.append)
     assert said == ["compiling StudentBuffer.java", "junit: 2 test(s) — public: one thread sees a FIFO …"], said
 
 
