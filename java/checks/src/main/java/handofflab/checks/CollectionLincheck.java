@@ -78,7 +78,7 @@ public final class CollectionLincheck {
                 .iterations(10)                      // random scenarios besides the one below
                 .threads(2)
                 .actorsPerThread(3)
-                .invocationsPerIteration(1_000)
+                .invocationsPerIteration(LincheckCheck.INVOCATIONS)
                 .sequentialSpecification(SequentialSet.class);
         // Ids 1 and 3 are in the list; one thread adds 2 between them while another removes 1, the
         // node 2 is linked after; then a contains(2) must say true.
