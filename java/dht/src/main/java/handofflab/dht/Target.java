@@ -1,0 +1,373 @@
+package handofflab.dht;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * The target side of one process: LAPI's execution model (Malard & Stewart, Sec. 2.2) over TCP.
+ *
+ * <ul>
+ * <li>The <b>header handler</b>, one thread per incoming connection, reads a request's header,
+ *     takes a receive buffer from the pool (waiting when none is free: that is the back-pressure an
+ *     origin feels) and reads the request's values into it.</li>
+ * <li>The <b>service thread</b>, one per process as in LAPI, is the completion handler: it applies
+ *     each request to the local {@link ThreadedTable} and hands the reply to the connection's
+ *     writer.</li>
+ * <li>A buffer may be released only once its reply has been sent, because a find's or a delete's
+ *     reply is read out of it. The paper's cure for the completion handler waiting on that (40 % of
+ *     its time): a <b>completion queue</b> of depth q, where the service thread leaves each request's
+ *     state and waits only for the oldest, and only when more than q are in flight. q = 0 is the
+ *     waiting the paper measured.</li>
+ * </ul>
+ *
+ * Process 0's service thread also holds the collective barrier of HASH_Flush: it answers the p
+ * barrier requests of one flush together, once the last one has come.
+ */
+final class Target implements Closeable {
+    private final DhtConfig config;
+    private final ThreadedTable table;
+    private final ServerSocket server;
+    private final BlockingQueue<int[]> pool;
+    private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
+    private final List<Connection> connections = new CopyOnWriteArrayList<>();
+    private final List<Thread> threads = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
+    private final java.util.concurrent.CountDownLatch originsEnded;   // one count per origin whose connection ended
+    // owned by the service thread
+    private final ArrayDeque<InFlight> completions = new ArrayDeque<>();
+    private final List<Incoming> barrier = new ArrayList<>();
+    private final java.util.Set<Integer> gone = new java.util.TreeSet<>();  // origins whose connection ended
+    private long waitedNanos, servedNanos;   // the service thread's time waiting on sends, and all its time serving
+
+    /** One request, read and waiting for the service thread; {@code buffer} is null for a barrier, {@code op}
+     *  null for the news that an origin's connection ended. */
+    private static final class Incoming {
+        final Connection from;
+        final Op op;
+        final long id, key;
+        final int n;
+        final int[] buffer;
+
+        Incoming(Connection from, Op op, long id, long key, int n, int[] buffer) {
+            this.from = from;
+            this.op = op;
+            this.id = id;
+            this.key = key;
+            this.n = n;
+            this.buffer = buffer;
+        }
+    }
+
+    /** A reply handed to a writer: its buffer goes back to the pool once {@code sent} completes. */
+    private static final class InFlight {
+        final int[] buffer;
+        final CompletableFuture<Void> sent;
+
+        InFlight(int[] buffer, CompletableFuture<Void> sent) {
+            this.buffer = buffer;
+            this.sent = sent;
+        }
+    }
+
+    Target(DhtConfig config, ThreadedTable table) throws IOException {
+        this.config = config;
+        this.table = table;
+        this.originsEnded = new java.util.concurrent.CountDownLatch(config.processes());
+        this.pool = new ArrayBlockingQueue<>(config.buffers);
+        for (int i = 0; i < config.buffers; i++) {
+            pool.add(new int[config.maxRequest * config.width]);
+        }
+        InetSocketAddress me = config.peers.get(config.id);
+        server = new ServerSocket();
+        server.setReuseAddress(true);
+        try {
+            server.bind(new InetSocketAddress(me.getHostString(), me.getPort()));
+        } catch (IOException e) {
+            throw new DhtException("process " + config.id + " cannot listen on " + me.getHostString() + ":" + me.getPort()
+                    + " (" + e.getMessage() + "): is another process on that port? Give this process a free one in --peers", e);
+        }
+        start("dht-accept-" + config.id, this::acceptLoop);
+        start("dht-service-" + config.id, this::serviceLoop);
+    }
+
+    /** The port it listens on (the one asked for, or the one the system chose for port 0). */
+    int port() {
+        return server.getLocalPort();
+    }
+
+    /** Fraction of the service thread's time spent waiting for a reply to be sent before releasing its buffer. */
+    synchronized double waitingShare() {
+        return servedNanos == 0 ? 0 : (double) waitedNanos / servedNanos;
+    }
+
+    private void start(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                Socket s = server.accept();
+                s.setTcpNoDelay(true);
+                Connection c = new Connection(s);
+                connections.add(c);
+                start("dht-header-" + config.id + "-" + connections.size(), c::readLoop);
+                start("dht-reply-" + config.id + "-" + connections.size(), c::writeLoop);
+            } catch (IOException e) {
+                if (!closed) {
+                    System.err.println("dht target " + config.id + ": accept failed: " + e.getMessage());
+                }
+                return;
+            }
+        }
+    }
+
+    /** One origin's connection: its header handler (readLoop) and its reply writer (writeLoop). */
+    private final class Connection {
+        final Socket socket;
+        final DataInputStream in;
+        final DataOutputStream out;
+        final BlockingQueue<Runnable> replies = new LinkedBlockingQueue<>();  // each writes one reply to `out`
+        volatile String origin = "an origin not yet identified";
+        volatile int originId = -1;
+
+        Connection(Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+            this.out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
+        }
+
+        void readLoop() {
+            try {
+                int from = Wire.readHello(in, config, "the process connecting to process " + config.id);
+                origin = "origin " + from;
+                originId = from;
+                synchronized (out) {
+                    Wire.hello(out, config, config.id);
+                }
+                while (!closed) {
+                    int code = in.readUnsignedByte();
+                    long id = in.readLong(), key = in.readLong();
+                    int n = in.readInt();
+                    if (code >= Op.values().length || n < 0 || n > config.maxRequest) {
+                        // the kit's origin never sends this; another program might: refuse it and stop reading
+                        reply(() -> error(id, code >= Op.values().length ? "an unknown operation " + code
+                                : "a request of " + n + " values; this target's buffers hold " + config.maxRequest));
+                        return;
+                    }
+                    Op op = Op.values()[code];
+                    int[] buffer = op == Op.BARRIER ? null : pool.take();  // a held barrier must not hold a buffer
+                    if (op == Op.INSERT) {
+                        Wire.readInts(in, buffer, n * config.width);
+                    }
+                    inbox.put(new Incoming(this, op, id, key, n, buffer));
+                }
+            } catch (IOException | DhtException e) {
+                if (!closed && !(e instanceof java.io.EOFException)) {
+                    System.err.println("dht target " + config.id + ": " + origin + ": " + e.getMessage());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                replies.add(() -> { });   // wake the writer so it sees the end
+                if (originId >= 0) {
+                    inbox.add(new Incoming(this, null, 0, 0, 0, null));  // a barrier must not wait for it
+                    originsEnded.countDown();
+                }
+            }
+        }
+
+        /** Writes replies as they come, flushing when none is waiting: many replies share a packet under load. */
+        void writeLoop() {
+            try {
+                while (!closed) {
+                    Runnable r = replies.take();
+                    synchronized (out) {
+                        r.run();
+                        if (replies.isEmpty()) {
+                            out.flush();
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // the origin is gone: its replies cannot be sent, and the futures below say so
+            } finally {
+                for (Runnable r; (r = replies.poll()) != null; ) {
+                    r.run();  // each completes its future, exceptionally as the stream is closed
+                }
+            }
+        }
+
+        void reply(IoWrite write) {
+            replies.add(() -> {
+                try {
+                    write.run();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        }
+
+        void error(long id, String message) throws IOException {
+            out.writeLong(id);
+            out.writeByte(Wire.ERROR);
+            out.writeInt(0);
+            out.writeUTF(message);
+        }
+    }
+
+    @FunctionalInterface
+    private interface IoWrite {
+        void run() throws IOException;
+    }
+
+    /** The completion handler: one thread applies every request, in arrival order per connection. */
+    private void serviceLoop() {
+        try {
+            while (!closed) {
+                Incoming m = inbox.poll();
+                if (m == null) {
+                    releaseSent();       // idle: give back the buffers whose replies are out
+                    m = inbox.take();
+                }
+                long start = System.nanoTime();
+                serve(m);
+                synchronized (this) {
+                    servedNanos += System.nanoTime() - start;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void serve(Incoming m) throws InterruptedException {
+        if (m.op == null || m.op == Op.BARRIER) {
+            if (m.op == null) {
+                gone.add(m.from.originId);
+            } else {
+                barrier.add(m);
+            }
+            // A process that ended can never reach the barrier: the others must hear it, not wait for ever.
+            // (After the last flush every process ends, and no barrier is pending then.)
+            if (!barrier.isEmpty() && !gone.isEmpty()) {
+                for (Incoming b : barrier) {
+                    b.from.reply(() -> b.from.error(b.id, "process " + gone.iterator().next() + " ended before it reached "
+                            + "the barrier of HASH_Flush"));
+                }
+                barrier.clear();
+            } else if (barrier.size() == config.processes()) {  // the last process has flushed: release them all
+                for (Incoming b : barrier) {
+                    send(b, 0, Wire.OK);
+                }
+                barrier.clear();
+            }
+            return;
+        }
+        int done;
+        byte status = Wire.OK;
+        switch (m.op) {
+            case INSERT:
+                done = table.insert(m.key, m.n, m.buffer);
+                status = done < m.n ? Wire.FULL : Wire.OK;
+                break;
+            case FIND:
+                done = table.find(m.key, m.n, m.buffer);
+                break;
+            default:
+                done = table.delete(m.key, m.n, m.buffer);
+        }
+        // ANCHOR: completion
+        CompletableFuture<Void> sent = send(m, done, status);
+        completions.addLast(new InFlight(m.buffer, sent));
+        while (completions.size() > config.completionQueue) {
+            InFlight oldest = completions.removeFirst();
+            long t = System.nanoTime();
+            try {
+                oldest.sent.join();    // the paper's wait: the buffer is still being read out
+            } catch (RuntimeException e) {
+                // the origin went away before its reply was out; the buffer is free all the same
+            }
+            synchronized (this) {
+                waitedNanos += System.nanoTime() - t;
+            }
+            pool.put(oldest.buffer);
+        }
+        // ANCHOR_END: completion
+    }
+
+    private void releaseSent() throws InterruptedException {
+        while (!completions.isEmpty() && completions.peekFirst().sent.isDone()) {
+            pool.put(completions.removeFirst().buffer);
+        }
+    }
+
+    /** Hands the reply to the connection's writer; the future completes once it is written to the socket. */
+    private CompletableFuture<Void> send(Incoming m, int done, byte status) {
+        CompletableFuture<Void> sent = new CompletableFuture<>();
+        Connection c = m.from;
+        c.replies.add(() -> {
+            try {
+                if (closed || c.socket.isClosed()) {
+                    throw new IOException("connection closed");
+                }
+                c.out.writeLong(m.id);
+                c.out.writeByte(status);
+                c.out.writeInt(done);
+                if (m.op.returnsValues()) {
+                    Wire.writeInts(c.out, m.buffer, done * config.width);
+                }
+                sent.complete(null);
+            } catch (IOException e) {
+                sent.completeExceptionally(e);
+            }
+        });
+        return sent;
+    }
+
+    /**
+     * Waits until every origin has closed its connection, so a process that ends right after the last
+     * flush does not take the others' barrier replies down with it; false if {@code seconds} passed.
+     */
+    boolean awaitOriginsClosed(double seconds) throws InterruptedException {
+        return originsEnded.await((long) (seconds * 1e3), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        for (Connection c : connections) {
+            try {
+                c.socket.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+        threads.forEach(Thread::interrupt);
+    }
+}
