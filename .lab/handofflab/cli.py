@@ -233,7 +233,7 @@ def _whole(name: str, text: str, low: int, high: int) -> int:
 def bench():
     """Benchmarks (measurements, never tests): `bench servers` reproduces the paper's tables on loopback;
     `bench handoffs` races the handoffs against the JDK's and JCTools' queues with JMH; `bench calendar`
-    runs McBride & Ferrell's store experiment against SQLite."""
+    runs McBride & Ferrell's store experiment against SQLite; `bench dht` Malard & Stewart's micro-benchmarks."""
 
 
 @bench.command("servers")
@@ -280,6 +280,19 @@ def bench_calendar(mode, reps, ns):
     except ValueError:
         raise LabError(f"--n takes numbers separated by commas, got '{ns}'", "e.g. --n 256,1024")
     _exit_if_partial(mod.run(mode, reps, counts))
+
+
+@bench.command("dht")
+@click.option("--quick", "mode", flag_value="quick", default=True,
+              help="10 000 values per process, 3 runs per point, 40 randomised runs: minutes (default)")
+@click.option("--full", "mode", flag_value="full", help="50 000 values, 5 runs per point, 210 randomised runs, q = 128")
+@click.option("--reps", type=int, help="runs per point (default: the mode's)")
+def bench_dht(mode, reps):
+    """Malard & Stewart's micro-benchmarks on the kit's distributed table, one JVM per process on
+    loopback: 1-N, N-N and N-1 at queue depth q and 0 against a raw one-sided put from the same run,
+    then the randomised study of L with Kruskal-Wallis tests; CSV and plots in results/bench/dht/."""
+    from handofflab import bench_dht as mod
+    mod.run(mode, reps)
 
 
 @bench.command("heap")

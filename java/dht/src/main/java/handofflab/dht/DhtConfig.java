@@ -20,9 +20,15 @@ public final class DhtConfig {
     public final int buffers;                     // receive buffers of a target (its header handler's pool)
     public final int completionQueue;             // q: replies in flight before the service thread waits for the oldest
     public final double connectSeconds;           // how long an origin keeps trying to reach a target that is starting
+    public final boolean rawPut;                  // the benchmark's baseline: inserts go straight into an array (see Target)
 
     public DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,
                      int maxRequest, int buffers, int completionQueue, double connectSeconds) {
+        this(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue, connectSeconds, false);
+    }
+
+    public DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,
+                     int maxRequest, int buffers, int completionQueue, double connectSeconds, boolean rawPut) {
         if (peers.isEmpty() || id < 0 || id >= peers.size()) {
             throw new IllegalArgumentException("process id " + id + " is not one of the " + peers.size() + " peers (0.."
                     + (peers.size() - 1) + ")");
@@ -42,6 +48,7 @@ public final class DhtConfig {
         this.buffers = buffers;
         this.completionQueue = completionQueue;
         this.connectSeconds = connectSeconds;
+        this.rawPut = rawPut;
     }
 
     /** Defaults for tests and the command line: values of width 2 (the paper's column index and value), buckets of 8. */
@@ -52,7 +59,7 @@ public final class DhtConfig {
     /** The same settings for process {@code id} of {@code peers}. */
     public DhtConfig with(int id, List<InetSocketAddress> peers) {
         return new DhtConfig(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue,
-                connectSeconds);
+                connectSeconds, rawPut);
     }
 
     public int processes() {

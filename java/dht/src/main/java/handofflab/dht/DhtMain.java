@@ -33,9 +33,14 @@ public final class DhtMain {
         int id = -1, values = 10_000, n = 1, blocking = 100, q = 4, maxRequest = 256, maxSlots = 1 << 22;
         String peers = null, pattern = "n-n";
         double connect = 30;
+        boolean rawPut = false;
         try {
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
+                if (a.equals("--raw-put")) {
+                    rawPut = true;
+                    continue;
+                }
                 if (i + 1 >= args.length) {
                     throw new IllegalArgumentException(a + " needs a value");
                 }
@@ -62,14 +67,15 @@ public final class DhtMain {
             }
         } catch (IllegalArgumentException e) {  // NumberFormatException included
             System.err.println("dht: " + e.getMessage() + "\nusage: DhtMain --id I --peers host:port,host:port,... "
-                    + "[--pattern n-n|1-n|n-1] [--values V] [--n N] [--L L] [--q Q] [--max-request M] [--max-slots S]");
+                    + "[--pattern n-n|1-n|n-1] [--values V] [--n N] [--L L] [--q Q] [--max-request M] [--max-slots S] "
+                    + "[--raw-put]");
             System.exit(2);
             return;
         }
         DhtConfig config;
         try {
             List<java.net.InetSocketAddress> list = DhtConfig.parsePeers(peers);
-            config = new DhtConfig(id, list, 2, 8, 1024, maxSlots, maxRequest, q + 4, q, connect);
+            config = new DhtConfig(id, list, 2, 8, 1024, maxSlots, maxRequest, q + 4, q, connect, rawPut);
         } catch (IllegalArgumentException e) {
             System.err.println("dht: " + e.getMessage());
             System.exit(2);
@@ -134,7 +140,9 @@ public final class DhtMain {
         String run() throws InterruptedException {
             int requests = originates() ? (values + n - 1) / n : 0;
             List<int[]> found = new ArrayList<>(), deleted = new ArrayList<>();
-            for (int phase = 0; phase < 3; phase++) {
+            boolean raw = node.config().rawPut;   // the baseline: inserts only, into an array, nothing to check
+            int phases = raw ? 1 : 3;
+            for (int phase = 0; phase < phases; phase++) {
                 long t0 = System.nanoTime(), initiating = 0, waiting = 0;
                 List<Request> batch = new ArrayList<>(blocking);
                 List<int[]> outs = phase == 1 ? found : phase == 2 ? deleted : null;
@@ -168,22 +176,25 @@ public final class DhtMain {
                 initiation[phase] = initiating;
                 completion[phase] = initiating + waiting;
                 barrier[phase] = end - t0;
-                for (int j = 0; j < all.size(); j++) {
+                for (int j = 0; j < all.size() && !raw; j++) {
                     check(phase, j, all.get(j), phase == 0 ? null : outs.get(j));
                 }
             }
             long left = node.localSize();   // after the last flush every delete has been applied
-            if (left != 0) {
+            if (left != 0 && !raw) {
                 wrong += left;
                 firstWrong = firstWrong.isEmpty() ? left + " values left in process " + me + "'s table after every delete" : firstWrong;
             }
             int total = originates() ? values : 0;
-            return String.format(Locale.ROOT, "{\"id\": %d, \"p\": %d, \"pattern\": \"%s\", \"values\": %d, \"n\": %d, \"L\": %d, "
+            return String.format(Locale.ROOT, "{\"id\": %d, \"p\": %d, \"impl\": \"%s\", \"q\": %d, "
+                            + "\"pattern\": \"%s\", \"values\": %d, \"n\": %d, \"L\": %d, "
                             + "\"requests\": %d, \"wrong\": %d, \"first_wrong\": \"%s\", "
                             + "\"init_us_per_value\": [%s], \"completion_us_per_value\": [%s], \"barrier_us_per_value\": [%s], "
                             + "\"service_waiting_share\": %.4f}",
-                    me, p, pattern, total, n, blocking, requests, wrong, firstWrong.replace("\"", "'"),
-                    perValue(initiation, total), perValue(completion, total), perValue(barrier, total), node.serviceWaitingShare());
+                    me, p, raw ? "raw-put" : "dht", node.config().completionQueue, pattern, total, n, blocking, requests,
+                    wrong, firstWrong.replace("\"", "'"),
+                    perValue(initiation, total, phases), perValue(completion, total, phases), perValue(barrier, total, phases),
+                    node.serviceWaitingShare());
         }
 
         /** An insert stored all its values; a find returned exactly them; a delete removed exactly them. */
@@ -227,9 +238,10 @@ public final class DhtMain {
             return out;
         }
 
-        static String perValue(long[] nanos, int total) {
+        /** Per value, in µs, for the phases run (insert, find, delete; the raw-put baseline runs inserts only). */
+        static String perValue(long[] nanos, int total, int phases) {
             StringBuilder b = new StringBuilder();
-            for (int i = 0; i < nanos.length; i++) {
+            for (int i = 0; i < phases; i++) {
                 b.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3f", total == 0 ? 0.0 : nanos[i] / 1e3 / total));
             }
             return b.toString();

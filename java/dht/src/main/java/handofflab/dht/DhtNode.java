@@ -92,6 +92,10 @@ public final class DhtNode implements Closeable {
         return config.processes();
     }
 
+    public DhtConfig config() {
+        return config;
+    }
+
     /** HASH_Insert: n values (n × width ints) under key, on process {@code target}. Non-blocking. */
     public Request insert(int target, long key, int n, int[] values) {
         return remember(origin.insert(target, key, n, values));

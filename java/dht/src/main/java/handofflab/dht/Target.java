@@ -47,6 +47,7 @@ final class Target implements Closeable {
     private final List<Connection> connections = new CopyOnWriteArrayList<>();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    private final int[] raw;                 // the raw-put baseline's array (empty unless config.rawPut)
     private final java.util.concurrent.CountDownLatch originsEnded;   // one count per origin whose connection ended
     // owned by the service thread
     private final ArrayDeque<InFlight> completions = new ArrayDeque<>();
@@ -88,6 +89,7 @@ final class Target implements Closeable {
         this.config = config;
         this.table = table;
         this.originsEnded = new java.util.concurrent.CountDownLatch(config.processes());
+        this.raw = new int[config.rawPut ? 1 << 22 : 0];
         this.pool = new ArrayBlockingQueue<>(config.buffers);
         for (int i = 0; i < config.buffers; i++) {
             pool.add(new int[config.maxRequest * config.width]);
@@ -174,6 +176,10 @@ final class Target implements Closeable {
                         return;
                     }
                     Op op = Op.values()[code];
+                    if (config.rawPut && op == Op.INSERT) {
+                        rawPut(id, key, n);
+                        continue;
+                    }
                     int[] buffer = op == Op.BARRIER ? null : pool.take();  // a held barrier must not hold a buffer
                     if (op == Op.INSERT) {
                         Wire.readInts(in, buffer, n * config.width);
@@ -193,6 +199,22 @@ final class Target implements Closeable {
                     originsEnded.countDown();
                 }
             }
+        }
+
+        /**
+         * The benchmark's baseline, the paper's LAPI_Put: the values go straight from the socket into
+         * an array, at a place computed from the key, and the reply follows. No receive buffer, no
+         * service thread, no table: what is left is the transport and one thread handoff to the writer.
+         */
+        private void rawPut(long id, long key, int n) throws IOException {
+            int count = n * config.width;
+            int at = (int) Math.floorMod(key * 0x9E3779B97F4A7C15L, (long) (raw.length - count + 1));
+            Wire.readInts(in, raw, at, count);  // this connection's own thread; other origins may overwrite: unchecked
+            reply(() -> {
+                out.writeLong(id);
+                out.writeByte(Wire.OK);
+                out.writeInt(n);
+            });
         }
 
         /** Writes replies as they come, flushing when none is waiting: many replies share a packet under load. */

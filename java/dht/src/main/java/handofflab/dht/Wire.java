@@ -56,7 +56,11 @@ final class Wire {
     }
 
     static void readInts(DataInputStream in, int[] a, int count) throws IOException {
-        for (int i = 0; i < count; i++) {
+        readInts(in, a, 0, count);
+    }
+
+    static void readInts(DataInputStream in, int[] a, int from, int count) throws IOException {
+        for (int i = from; i < from + count; i++) {
             a[i] = in.readInt();
         }
     }

@@ -1,0 +1,202 @@
+"""`./lab bench dht`: Malard & Stewart's micro-benchmarks on the kit's distributed table (java/dht),
+p separate JVM processes on loopback.
+
+- **Patterns** (their Fig. 3): 1-N, N-N and N-1, each with the table at queue depth q and q = 0, and
+  with the paper's baseline, a raw one-sided put of the same values into an array at the target
+  (no buffer pool, no service thread, no table), all in the same run, interleaved rep by rep.
+  Ratios are to the raw put's median from the same run.
+- **The randomised study** (their Sec. 4): N-N runs with random request size n in 1..8 and blocking
+  factor L, at q on and off; per run, the paper's variability (largest process time minus the mean,
+  over the mean); Kruskal-Wallis across the values of L, per phase and kind of time (their Table 2).
+
+CSV, summary and plots in results/bench/dht/. Benchmarks are measurements, not tests: nothing here
+passes or fails on a time. Every run still checks that each value was stored, found and deleted
+exactly once (the raw put excepted: it stores into an array, unchecked), and a run that fails stops
+the benchmark with its reason."""
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from handofflab import dht, paths
+from handofflab.bench import save
+from handofflab.console import LabError, heading, info, ok, progress
+
+OUT = paths.RESULTS / "bench" / "dht"
+PHASES = ("insert", "find", "delete")
+KINDS = ("init", "completion", "barrier")      # the paper's initiation, completion and barrier times
+BASELINE = "raw-put"
+ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class Plan:
+    values: int                  # values each inserting process stores per run
+    reps: int                    # runs per (pattern, implementation)
+    q: int                       # the queue depth "on" (the paper: 128, for its 200 buffers)
+    study_runs: int              # randomised runs per queue depth
+    study_ls: tuple[int, ...]    # blocking factors the study draws from (the paper: 1 and 10, 20, ..., 200)
+
+
+QUICK = Plan(values=10_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 200))       # about 4 minutes on 2 cores
+FULL = Plan(values=50_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)))  # the paper's 21 values of L
+
+
+def processes() -> int:
+    """As many processes as cores, and at least 3: with 2 an N-N run has one remote target only."""
+    return max(3, os.cpu_count() or 1)
+
+
+def run(mode: str = "quick", reps: int | None = None) -> Path:
+    import pandas as pd
+
+    plan = QUICK if mode == "quick" else FULL
+    if reps is not None:
+        if reps < 2:
+            raise LabError(f"--reps must be at least 2, got {reps}", "use 3 or more: a median needs several runs")
+        plan = Plan(plan.values, reps, plan.q, plan.study_runs, plan.study_ls)
+    p = processes()
+    impls = [("dht", plan.q), ("dht", 0), (BASELINE, 0)]
+    OUT.mkdir(parents=True, exist_ok=True)
+    for old in OUT.glob("*"):
+        old.unlink()
+    rng = random.Random(2004)
+    study = [(q, rng.choice(plan.study_ls), rng.randint(1, 8)) for q in (plan.q, 0) for _ in range(plan.study_runs)]
+    total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study)
+    heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
+            f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process")
+    rows = []
+    with progress() as bar:
+        task = bar.add_task("patterns", total=total)
+        for rep in range(plan.reps):             # interleaved: each rep runs every point once
+            for pattern in dht.PATTERNS:
+                for impl, q in impls:
+                    bar.update(task, description=f"{pattern} {impl} q={q} (run {rep + 1}/{plan.reps})")
+                    for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, raw_put=impl == BASELINE):
+                        rows += _rows(r, "patterns", rep)
+                    bar.advance(task)
+        for i, (q, blocking, n) in enumerate(study):
+            bar.update(task, description=f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}")
+            for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q):
+                rows += _rows(r, "study", i)
+            bar.advance(task)
+    df = pd.DataFrame(rows)
+    df.to_csv(OUT / "raw.csv", index=False)
+    summary, variability, tests = analyze(df)
+    summary.to_csv(OUT / "summary.csv", index=False)
+    variability.to_csv(OUT / "variability.csv", index=False)
+    tests.to_csv(OUT / "tests.csv", index=False)
+    (OUT / "summary.md").write_text(report(summary, tests, p, plan))
+    info((OUT / "summary.md").read_text())
+    save(patterns_figure(summary), OUT / "dht_patterns.png")
+    save(variability_figure(variability), OUT / "dht_variability.png")
+    ok(f"results in {OUT}: raw.csv, summary.csv, variability.csv, tests.csv, summary.md, dht_patterns.png, "
+       "dht_variability.png")
+    return OUT
+
+
+def _rows(r: dict, part: str, run: int) -> list[dict]:
+    """One process's JSON line as rows: one per phase it ran, with its three times per value (µs)."""
+    return [{"part": part, "run": run, "process": r["id"], "p": r["p"], "impl": r["impl"], "q": r["q"],
+             "pattern": r["pattern"], "n": r["n"], "L": r["L"], "values": r["values"], "phase": PHASES[i],
+             "init_us": r["init_us_per_value"][i], "completion_us": r["completion_us_per_value"][i],
+             "barrier_us": r["barrier_us_per_value"][i], "service_waiting_share": r["service_waiting_share"]}
+            for i in range(len(r["completion_us_per_value"]))]
+
+
+def analyze(df):
+    """summary: median time per value per (pattern, implementation, phase), with the ratio to the raw
+    put's median insert from the same run; variability: the paper's per-run measure; tests: Kruskal-
+    Wallis of the variability across L, per q, phase and kind (their Table 2)."""
+    import pandas as pd
+    from scipy import stats
+
+    pat = df[(df.part == "patterns") & (df["values"] > 0)]   # 1-N: the processes that insert nothing are left out
+    pat = pat.assign(impl=pat.impl + pat.q.map(lambda q: f" q={q}").where(pat.impl == "dht", ""))
+    summary = pat.groupby(["pattern", "impl", "phase"], sort=False).agg(
+        runs=("run", "nunique"), init_us=("init_us", "median"), completion_us=("completion_us", "median"),
+        barrier_us=("barrier_us", "median"), waiting_share=("service_waiting_share", "max")).reset_index()
+    base = summary[(summary.impl == BASELINE)][["pattern", "completion_us"]].rename(columns={"completion_us": "raw_put_us"})
+    summary = summary.merge(base, on="pattern", how="left")
+    summary["ratio_to_raw_put"] = summary.completion_us / summary.raw_put_us
+
+    st = df[df.part == "study"]
+    var = []
+    for (run, phase), g in st.groupby(["run", "phase"]):
+        row = {"run": run, "phase": phase, "q": g.q.iloc[0], "L": g.L.iloc[0], "n": g.n.iloc[0]}
+        for kind in KINDS:
+            t = g[f"{kind}_us"]
+            row[kind] = (t.max() - t.mean()) / t.mean() if t.mean() > 0 else float("nan")
+        var.append(row)
+    variability = pd.DataFrame(var)
+    tests = []
+    for (q, phase), g in variability.groupby(["q", "phase"]):
+        groups = {L: s for L, s in g.groupby("L")}
+        for kind in KINDS:
+            samples = [s[kind].dropna().to_numpy() for s in groups.values() if len(s[kind].dropna()) >= 2]
+            if len(samples) >= 2 and len({x for s in samples for x in s}) > 1:
+                h, p = stats.kruskal(*samples)
+                tests.append({"q": q, "phase": phase, "kind": kind, "groups": len(samples), "H": h,
+                              "critical": stats.chi2.ppf(1 - ALPHA, len(samples) - 1), "p": p, "significant": p < ALPHA})
+    columns = ["q", "phase", "kind", "groups", "H", "critical", "p", "significant"]  # kept when too few runs to test
+    return summary, variability, pd.DataFrame(tests, columns=columns)
+
+
+def report(summary, tests, p: int, plan: Plan) -> str:
+    lines = [f"{p} processes (separate JVMs) on loopback, {plan.values} values per inserting process, n = 1, L = 100. "
+             f"Times per value, µs, medians over processes and runs. Ratio: completion time over the raw put's "
+             "median insert completion time for the same pattern, from this run.", "",
+             "| pattern | implementation | phase | runs | initiation | completion | barrier | service waiting (busiest target) | ratio to raw put |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in summary.itertuples():
+        lines.append(f"| {r.pattern} | {r.impl} | {r.phase} | {r.runs} | {r.init_us:.1f} | {r.completion_us:.1f} | "
+                     f"{r.barrier_us:.1f} | {r.waiting_share:.2f} | {r.ratio_to_raw_put:.2f} |")
+    lines += ["", f"Randomised N-N study: {plan.study_runs} runs per queue depth, L from {list(plan.study_ls)}, n from 1 to 8. "
+              "Kruskal-Wallis of the paper's variability ((largest - mean) / mean over the processes of a run) across L:", "",
+              "| q | phase | time | groups | H | critical (0.05) | p | L matters |", "|---|---|---|---|---|---|---|---|"]
+    for t in tests.itertuples():
+        lines.append(f"| {t.q} | {t.phase} | {t.kind} | {t.groups} | {t.H:.2f} | {t.critical:.2f} | {t.p:.3f} | "
+                     f"{'yes' if t.significant else 'no'} |")
+    return "\n".join(lines) + "\n"
+
+
+def patterns_figure(summary):
+    """Completion time per value, per pattern and implementation, one panel per phase (the paper's Fig. 3)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(13, 4))
+    axes = fig.subplots(1, len(PHASES), squeeze=False)[0]
+    impls = list(dict.fromkeys(summary.impl))
+    width = 0.8 / len(impls)
+    for ax, phase in zip(axes, PHASES):
+        part = summary[summary.phase == phase]
+        for i, impl in enumerate(impls):
+            d = part[part.impl == impl].set_index("pattern").reindex(dht.PATTERNS)
+            ax.bar([x + i * width for x in range(len(dht.PATTERNS))], d.completion_us, width, label=impl)
+        ax.set_xticks([x + width * (len(impls) - 1) / 2 for x in range(len(dht.PATTERNS))], [s.upper() for s in dht.PATTERNS])
+        ax.set_ylabel("completion time per value (µs, median)")
+        ax.set_title(f"{phase}")
+        ax.legend(fontsize=8)
+    fig.suptitle("The kit's distributed table against a raw one-sided put, same run")
+    return fig
+
+
+def variability_figure(variability):
+    """The paper's Fig. 5: mean variability against L, per queue depth, for inserts and finds."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(11, 4))
+    axes = fig.subplots(1, 2, squeeze=False)[0]
+    for ax, phase in zip(axes, ("insert", "find")):
+        part = variability[variability.phase == phase]
+        for (q, kind), g in part.melt(id_vars=["q", "L"], value_vars=["completion", "barrier"], var_name="kind").groupby(["q", "kind"]):
+            m = g.groupby("L").value.mean()
+            ax.plot(m.index, m.values, marker="o", label=f"q = {q}, {kind}")
+        ax.set_xlabel("blocking factor L")
+        ax.set_ylabel("mean variability (max - mean) / mean")
+        ax.set_title(f"{phase}s")
+        ax.legend(fontsize=8)
+    fig.suptitle("Does the blocking factor L reduce the spread of the processes' times?")
+    return fig

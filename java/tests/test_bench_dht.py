@@ -1,0 +1,47 @@
+"""`./lab bench dht`: a short real run of Malard & Stewart's micro-benchmarks on the kit's distributed
+table (separate JVMs on loopback), every pattern beside the raw put from the same run, and the
+randomised study's tests read right. The real measurement (`./lab bench dht`, minutes) is the
+benchmark, not a test."""
+import pandas as pd
+import pytest
+
+from handofflab import bench_dht, dht
+from handofflab.console import LabError
+
+
+def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
+    monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100)))
+    out = bench_dht.run("quick")
+    raw = pd.read_csv(out / "raw.csv")
+    p = bench_dht.processes()
+    pat = raw[raw.part == "patterns"]
+    assert set(pat.pattern) == set(dht.PATTERNS) and set(pat.impl) == {"dht", "raw-put"} and set(pat.q) == {0, 4}
+    # every process of every run reported; the table's runs all three phases, the raw put its inserts only
+    assert len(pat[pat.impl == "dht"]) == len(dht.PATTERNS) * 2 * 2 * p * 3
+    assert len(pat[pat.impl == "raw-put"]) == len(dht.PATTERNS) * 2 * p and set(pat[pat.impl == "raw-put"].phase) == {"insert"}
+    assert (raw[raw["values"] > 0].completion_us > 0).all()
+    summary = pd.read_csv(out / "summary.csv")
+    assert (summary[summary.impl == "raw-put"].ratio_to_raw_put == 1).all()
+    kit = summary[summary.impl != "raw-put"]
+    assert set(kit.impl) == {"dht q=4", "dht q=0"}
+    assert (kit.ratio_to_raw_put == kit.completion_us / kit.raw_put_us).all()
+    study = raw[raw.part == "study"]
+    assert set(study.q) == {0, 4} and set(study.L) <= {1, 100} and study.n.between(1, 8).all()
+    tests = pd.read_csv(out / "tests.csv")
+    assert len(tests) > 0 and tests.p.between(0, 1).all() and set(tests.kind) <= {"init", "completion", "barrier"}
+    for png in ("dht_patterns.png", "dht_variability.png"):
+        assert (out / png).stat().st_size > 10_000
+    assert "ratio to raw put" in (out / "summary.md").read_text()
+
+
+def test_a_process_that_found_a_wrong_value_is_named_with_what_it_found():
+    line = '{"id": 1, "wrong": 2, "first_wrong": "find of key 7 returned other values than inserted"}'
+    assert dht._wrong(line) == "2 value(s) lost, duplicated or changed, first: find of key 7 returned other values than inserted"
+    assert dht._wrong("no json").startswith("it printed no result")
+
+
+def test_bad_options_are_named():
+    with pytest.raises(LabError, match="--reps must be at least 2"):
+        bench_dht.run("quick", reps=1)
+    with pytest.raises(LabError, match="no pattern 'n-2'"):
+        dht.run(pattern="n-2")
