@@ -1,10 +1,11 @@
 """`./lab bench dht`: Malard & Stewart's micro-benchmarks on the kit's distributed table (java/dht),
 p separate JVM processes on loopback.
 
-- **Patterns** (their Fig. 3): 1-N, N-N and N-1, each with the table at queue depth q and q = 0, and
+- **Patterns** (their Fig. 3): 1-N, N-N and N-1, each with the table at queue depth q and q = 0,
   with the paper's baseline, a raw one-sided put of the same values into an array at the target
-  (no buffer pool, no service thread, no table), all in the same run, interleaved rep by rep.
-  Ratios are to the raw put's median from the same run.
+  (no buffer pool, no service thread, no table), and with the store a user would pick instead,
+  Hazelcast's IMap as a cluster of the same processes; all in the same run, interleaved rep by
+  rep. Ratios are to the raw put's median from the same run.
 - **The randomised study** (their Sec. 4): N-N runs with random request size n in 1..8 and blocking
   factor L, at q on and off; per run, the paper's variability (largest process time minus the mean,
   over the mean); Kruskal-Wallis across the values of L, per phase and kind of time (their Table 2).
@@ -40,8 +41,9 @@ class Plan:
     study_ls: tuple[int, ...]    # blocking factors the study draws from (the paper: 1 and 10, 20, ..., 200)
 
 
-QUICK = Plan(values=10_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 200))       # about 4 minutes on 2 cores
-FULL = Plan(values=50_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)))  # the paper's 21 values of L
+QUICK = Plan(values=3_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 200))        # about 4 minutes on 2 cores
+FULL = Plan(values=20_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)))  # the paper's 21 values of L
+IMPLS = ("dht", "raw-put", "hazelcast")      # the patterns' implementations; the kit's table runs at q and at 0
 
 
 def processes() -> int:
@@ -58,7 +60,7 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
             raise LabError(f"--reps must be at least 2, got {reps}", "use 3 or more: a median needs several runs")
         plan = Plan(plan.values, reps, plan.q, plan.study_runs, plan.study_ls)
     p = processes()
-    impls = [("dht", plan.q), ("dht", 0), (BASELINE, 0)]
+    impls = [(impl, q) for impl in IMPLS for q in ((plan.q, 0) if impl == "dht" else (0,))]
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*"):
         old.unlink()
@@ -74,7 +76,7 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
             for pattern in dht.PATTERNS:
                 for impl, q in impls:
                     bar.update(task, description=f"{pattern} {impl} q={q} (run {rep + 1}/{plan.reps})")
-                    for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, raw_put=impl == BASELINE):
+                    for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, impl=impl):
                         rows += _rows(r, "patterns", rep)
                     bar.advance(task)
         for i, (q, blocking, n) in enumerate(study):

@@ -284,13 +284,14 @@ def bench_calendar(mode, reps, ns):
 
 @bench.command("dht")
 @click.option("--quick", "mode", flag_value="quick", default=True,
-              help="10 000 values per process, 3 runs per point, 40 randomised runs: minutes (default)")
-@click.option("--full", "mode", flag_value="full", help="50 000 values, 5 runs per point, 210 randomised runs, q = 128")
+              help="3 000 values per process, 3 runs per point, 40 randomised runs: about 4 minutes (default)")
+@click.option("--full", "mode", flag_value="full", help="20 000 values, 5 runs per point, 210 randomised runs, q = 128")
 @click.option("--reps", type=int, help="runs per point (default: the mode's)")
 def bench_dht(mode, reps):
     """Malard & Stewart's micro-benchmarks on the kit's distributed table, one JVM per process on
-    loopback: 1-N, N-N and N-1 at queue depth q and 0 against a raw one-sided put from the same run,
-    then the randomised study of L with Kruskal-Wallis tests; CSV and plots in results/bench/dht/."""
+    loopback: 1-N, N-N and N-1 at queue depth q and 0 against a raw one-sided put and a Hazelcast cluster
+    from the same run, then the randomised study of L with Kruskal-Wallis tests; CSV and plots in
+    results/bench/dht/."""
     from handofflab import bench_dht as mod
     mod.run(mode, reps)
 

@@ -13,6 +13,9 @@ from handofflab import javabuild
 from handofflab.console import LabError
 
 PATTERNS = ("n-n", "1-n", "n-1")
+# what runs the workload: the kit's table, the paper's raw-put baseline on the same transport, or the
+# store a user would pick instead, Hazelcast's IMap (java/dht-hazelcast), one member per process
+IMPLS = ("dht", "raw-put", "hazelcast")
 
 
 def free_ports(k: int) -> list[int]:
@@ -25,18 +28,25 @@ def free_ports(k: int) -> list[int]:
 
 
 def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, blocking: int = 100, q: int = 4,
-        raw_put: bool = False, timeout: float = 300) -> list[dict]:
+        impl: str = "dht", timeout: float = 300) -> list[dict]:
     """One run: p processes, each the paper's insert / find / delete loops; their JSON lines, by process
-    id. An error if any process failed, or if any value was lost, duplicated or changed. With `raw_put`,
-    the paper's baseline: the inserts only, into an array at the target (see Target.rawPut)."""
+    id. An error if any process failed, or if any value was lost, duplicated or changed. `impl` "raw-put":
+    the paper's baseline, the inserts only, into an array at the target (see Target.rawPut);
+    "hazelcast": the same loops on a Hazelcast cluster (q does not apply)."""
     if pattern not in PATTERNS:
         raise LabError(f"no pattern '{pattern}'", f"use one of {', '.join(PATTERNS)}")
-    cp = javabuild.classpath("dht")
+    if impl not in IMPLS:
+        raise LabError(f"no implementation '{impl}'", f"use one of {', '.join(IMPLS)}")
+    if impl == "hazelcast":
+        main, cp, extra = "handofflab.dht.hazelcast.HazelcastMain", javabuild.classpath("dht-hazelcast"), []
+    else:
+        main, cp = "handofflab.dht.DhtMain", javabuild.classpath("dht")
+        extra = ["--q", str(q), *(["--raw-put"] if impl == "raw-put" else [])]
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
         peers = ",".join(f"127.0.0.1:{port}" for port in free_ports(p))
-        procs = [subprocess.Popen(["java", "-Xmx512m", "-cp", cp, "handofflab.dht.DhtMain", "--id", str(i),
+        procs = [subprocess.Popen(["java", "-Xmx512m", "-cp", cp, main, "--id", str(i),
                                    "--peers", peers, "--pattern", pattern, "--values", str(values), "--n", str(n),
-                                   "--L", str(blocking), "--q", str(q), *(["--raw-put"] if raw_put else [])],
+                                   "--L", str(blocking), *extra],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(p)]
         deadline = time.monotonic() + timeout
         outs = []
@@ -50,7 +60,7 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
         finally:
             for proc in procs:
                 proc.kill()
-        if any("cannot listen on" in err for _, _, err in outs) and attempt < 2:
+        if any("cannot listen on" in err or "Address already in use" in err for _, _, err in outs) and attempt < 2:
             continue
         failed = [f"process {i} exit {code}: " + (_wrong(out) if code == 1 else (err.strip().splitlines() or [""])[-1])
                   for i, (code, out, err) in enumerate(outs) if code != 0]

@@ -11,6 +11,7 @@ from handofflab.console import LabError
 
 def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
     monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100)))
+    monkeypatch.setattr(bench_dht, "IMPLS", ("dht", "raw-put"))  # Hazelcast's cluster: its own test below
     out = bench_dht.run("quick")
     raw = pd.read_csv(out / "raw.csv")
     p = bench_dht.processes()
@@ -34,6 +35,14 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
     assert "ratio to raw put" in (out / "summary.md").read_text()
 
 
+def test_the_same_workload_runs_on_a_hazelcast_cluster_of_separate_processes():
+    """The baseline store: p members on loopback, each value stored, found and deleted once (checked by
+    each member); N-1, whose keys all carry one partition key so that one member holds them."""
+    rows = dht.run(p=3, pattern="n-1", values=400, n=2, blocking=20, impl="hazelcast")
+    assert [r["id"] for r in rows] == [0, 1, 2] and all(r["impl"] == "hazelcast" and r["wrong"] == 0 for r in rows)
+    assert all(len(r["completion_us_per_value"]) == 3 and min(r["completion_us_per_value"]) > 0 for r in rows)
+
+
 def test_a_process_that_found_a_wrong_value_is_named_with_what_it_found():
     line = '{"id": 1, "wrong": 2, "first_wrong": "find of key 7 returned other values than inserted"}'
     assert dht._wrong(line) == "2 value(s) lost, duplicated or changed, first: find of key 7 returned other values than inserted"
@@ -45,3 +54,5 @@ def test_bad_options_are_named():
         bench_dht.run("quick", reps=1)
     with pytest.raises(LabError, match="no pattern 'n-2'"):
         dht.run(pattern="n-2")
+    with pytest.raises(LabError, match="no implementation 'redis'"):
+        dht.run(impl="redis")

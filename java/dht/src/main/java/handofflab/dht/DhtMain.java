@@ -97,7 +97,7 @@ public final class DhtMain {
     }
 
     /** The micro-benchmark of one process: insert, find, delete, each timed in the paper's three ways, each checked. */
-    static final class Workload {
+    public static final class Workload {
         final DhtNode node;
         final String pattern;
         final int values, n, blocking, p, me;
@@ -238,8 +238,9 @@ public final class DhtMain {
             return out;
         }
 
-        /** Per value, in µs, for the phases run (insert, find, delete; the raw-put baseline runs inserts only). */
-        static String perValue(long[] nanos, int total, int phases) {
+        /** Per value, in µs, for the phases run (insert, find, delete; the raw-put baseline runs inserts only);
+         *  the JSON array every implementation of the benchmark prints (java/dht-hazelcast too). */
+        public static String perValue(long[] nanos, int total, int phases) {
             StringBuilder b = new StringBuilder();
             for (int i = 0; i < phases; i++) {
                 b.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%.3f", total == 0 ? 0.0 : nanos[i] / 1e3 / total));
