@@ -51,11 +51,6 @@ public final class DhtConfig {
         this.rawPut = rawPut;
     }
 
-    /** Defaults for tests and the command line: values of width 2 (the paper's column index and value), buckets of 8. */
-    public static DhtConfig of(int id, List<InetSocketAddress> peers, int completionQueue) {
-        return new DhtConfig(id, peers, 2, 8, 1024, 1 << 22, 256, completionQueue + 4, completionQueue, 30);
-    }
-
     /** The same settings for process {@code id} of {@code peers}. */
     public DhtConfig with(int id, List<InetSocketAddress> peers) {
         return new DhtConfig(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue,

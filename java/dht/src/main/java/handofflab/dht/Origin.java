@@ -11,7 +11,6 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -98,15 +97,6 @@ final class Origin implements Closeable {
         if (failure != null) {
             throw new DhtException(failed + " of " + requests.size() + " requests have no known outcome: " + failure);
         }
-    }
-
-    /** Requests initiated and not yet answered, over every target. */
-    int inFlight() {
-        int n = 0;
-        for (Link l : links) {
-            n += l.pending.size();
-        }
-        return n;
     }
 
     @Override
@@ -259,15 +249,5 @@ final class Origin implements Closeable {
                 // closing anyway
             }
         }
-    }
-
-    List<String> brokenLinks() {
-        java.util.ArrayList<String> out = new java.util.ArrayList<>();
-        for (Link l : links) {
-            if (l != null && l.broken != null) {
-                out.add(l.name + ": " + l.broken);
-            }
-        }
-        return out;
     }
 }
