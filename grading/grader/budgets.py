@@ -4,8 +4,9 @@ the stress watchdog, Lincheck's limits); running out of a budget without a verdi
 machine's fault, so it is retried, then marked pending ("regrade"), never scored."""
 
 COMPILE_SECONDS = 60
-SERVER_SECONDS = 240            # the server lab's 9 runs (yours and the kit's on 2000 requests, yours on 500 on a full ring):
-                                # about 20 s when the handoff works, about 45 s when it spins
+SERVER_SECONDS = 240            # one JVM of the server lab's runs (3 x yours and the kit's on 2000 requests, yours on 500
+                                # on a full ring; 3 x the first two again when yours falls short): about 10 s when the
+                                # handoff works, about 25 s when it spins
 TLC_SECONDS = 60                # one TLC run of a submitted spec; the kit's own models need under 5
 TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s when the machine is quiet; the
                                 # slack is for a busy one (a hang is caught sooner: JUnit timeouts, the watchdog)

@@ -163,13 +163,30 @@ def test_a_spec_that_does_not_parse_is_named(tmp_path):
 def test_server_reference_serves_exactly_once_and_meets_the_target(tmp_path):
     scores, report = grade(tmp_path, "server", SAMPLES / "server" / "correct")
     assert scores == _expected("server", "correct") and sum(scores) == 10, report
-    assert "median efficiency" in report and "| 3 |" in report
+    assert "best efficiency" in report and "| 3 |" in report
+
+
+def test_the_efficiency_verdict_is_the_fastest_run_of_each_side():
+    """Stop 34's CI: beside a busy test run, the reference (MonitorBuffer's own code) reached 0.728, 0.740
+    and 0.857 against the kit's 0.937, 0.913 and 0.953, and the medians failed it (0.79). Load only adds
+    time to a run, so the fastest runs are compared: 0.90, a pass."""
+    from grader.kinds import server
+    x = grader.load_rubric("server").server
+    def row(rep, kits, eff, workers=x["workers"], slots=x["slots"]):
+        return {"design": "SharedBuffer" if kits else "SharedBuffer@S", "rep": str(rep), "efficiency": str(eff),
+                "status": "ok", "workers": str(workers), "slots": str(slots), "seconds": "1", "bound_seconds": "0.8",
+                "lost": "0", "duplicated": "0"}
+    rows = [r for rep, (yours, kits) in enumerate([(0.728, 0.937), (0.740, 0.913), (0.857, 0.953)], 1)
+            for r in (row(rep, False, yours), row(rep, True, kits),
+                      row(rep, False, 0.95, x["fill_workers"], x["fill_slots"]))]
+    b = server._Bench(x, None, rows)
+    assert b.once and abs(b.ratio - 0.857 / 0.953) < 1e-9 and b.ratio >= 0.85
 
 
 def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
     scores, report = grade(tmp_path, "server", SAMPLES / "server" / "spinning")
     assert scores == _expected("server", "spinning"), report
-    assert "or spin?" in report
+    assert "or spin?" in report and "in 6 runs" in report and "| 6 |" in report  # failed only after 3 more
 
 
 def test_a_handoff_that_drops_when_the_ring_is_full_loses_requests_on_the_full_load(tmp_path):

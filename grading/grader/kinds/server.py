@@ -1,6 +1,7 @@
 """`server`: the papers' experiment (ServerBench: real TCP on 127.0.0.1, the load client) on the
 kit's PreThreadedServer with the submitted handoff, and with the kit's own handoff for the same
-design, run by run in turn on the same load, so that a busy machine slows both alike."""
+design, run by run in turn on the same load, so that a busy machine slows both alike. Each side is
+judged by its fastest run: a busy machine can only add time to a run, never take it away."""
 from __future__ import annotations
 
 import csv
@@ -19,9 +20,12 @@ def score(ctx: Context) -> None:
     """Runs the papers' experiment (ServerBench: real TCP on 127.0.0.1, the load client) on the
     kit's PreThreadedServer with the submitted handoff, and with the kit's own handoff for the
     same design, run by run in turn on the same load. `exactly-once`: every run of the submitted
-    handoff answered each request once and the server drained; `efficiency`: its median
-    efficiency (Little's-law bound / time) at least `target` times the kit's, measured side by
-    side, so that a busy grading machine slows both alike; counted only when exactly-once holds."""
+    handoff answered each request once and the server drained; `efficiency`: its best efficiency
+    (Little's-law bound / time) at least `target` times the kit's best, measured side by side;
+    counted only when exactly-once holds. Load on the grading machine only slows runs down, so the
+    fastest run of each is the nearest to what the handoff itself costs; and a handoff that falls
+    short is measured `runs` more times, the kit's first this time, before it is failed: a burst of
+    load that hit every run of one side fails no one."""
     tests = ctx.tests(KIND)
     if any(r.score < r.max_score for _, r in ctx.tests("junit")):
         for _, result in tests:  # a handoff that fails one thread would hang 2000 clients
@@ -29,6 +33,11 @@ def score(ctx: Context) -> None:
         return
     run, rows = _bench(ctx)
     b = _Bench(ctx.rubric.server, run, rows)
+    target = next((spec.target for spec, _ in tests if spec.check == "efficiency"), None)
+    if b.once and not run.timed_out and target and b.ratio < target:
+        again, more = _bench(ctx, again=True)  # the kit's run first: no side always goes first
+        b = _Bench(ctx.rubric.server, run, rows + more)  # a run that lost a request here counts, too
+        b.unsettled = again.timed_out and not b.failed
     if run.timed_out and not b.failed:
         # A hang cannot hold the runs past the budget: a client counts a request with no reply
         # within SERVER_REPLY_MS as lost, and the first loss ends the benchmark. So this is load.
@@ -43,43 +52,50 @@ def score(ctx: Context) -> None:
         (_exactly_once if spec.check == "exactly-once" else _efficiency)(spec, result, b, ctx.rubric)
 
 
-def _bench(ctx: Context) -> tuple:
+def _bench(ctx: Context, again: bool = False) -> tuple:
     """ServerBench in the jail: the submitted handoff and the kit's, run by run in turn, then the
-    submitted one on the load that fills the ring. The rows of its CSV, [] if malformed."""
+    submitted one on the load that fills the ring; `again`: the kit's and the submitted one only,
+    in the other order. The rows of its CSV, [] if malformed."""
     x, cls, tmp = ctx.rubric.server, ctx.rubric.cls, ctx.tmp
-    csv_out = tmp / "server-runs.csv"
+    csv_out = tmp / ("server-runs-again.csv" if again else "server-runs.csv")
     shape = f"{x['t_r']}:{x['workers']}:{x['slots']}"
     fill = f"{x['t_r']}:{x['fill_workers']}:{x['fill_slots']}:{x['fill_requests']}"
+    points = ([f"{x['design']}:{shape}", f"{x['design']}@{cls}:{shape}"] if again else
+              [f"{x['design']}@{cls}:{shape}", f"{x['design']}:{shape}", f"{x['design']}@{cls}:{fill}"])
     # A lost request must read as lost within the budget: a client waits at most REPLY_MS for a reply.
     run = ctx.jail.run(["java", f"-Dhandofflab.reply.ms={budgets.SERVER_REPLY_MS}", "-Dhandofflab.stop.on.failure=true",
                         f"-Dhandofflab.designs={catalog.load().design_table()}",
                         "-cp", f"{tmp / 'classes'}:{javabuild.classpath('servers')}",
                         "handofflab.servers.ServerBench", str(csv_out), str(x["runs"]), str(x["children"]),
-                        str(x["requests"]), f"{x['design']}@{cls}:{shape}", f"{x['design']}:{shape}",
-                        f"{x['design']}@{cls}:{fill}"], timeout=budgets.SERVER_SECONDS)
+                        str(x["requests"]), *points], timeout=budgets.SERVER_SECONDS)
     try:
         rows = list(csv.DictReader(io.StringIO(read_report(csv_out)))) if csv_out.exists() else []
         for r in rows:
             float(r["efficiency"]), r["status"], r["rep"], r["design"]  # noqa: B018 (the columns scored below)
     except (MalformedReport, KeyError, ValueError, TypeError, csv.Error):
         rows = []  # malformed: scored as runs that did not finish
+    if again:  # numbered on from the first runs
+        for r in rows:
+            r["rep"] = str(int(r["rep"]) + int(x["runs"]))
     return run, rows
 
 
 class _Bench:
     """What the rows say: the submitted handoff's runs and the kit's, whether they completed,
-    which failed, the medians, and the table the student reads."""
+    which failed, the best efficiency of each, and the table the student reads."""
 
     def __init__(self, x: dict, run, rows: list[dict]):
         self.x, self.runs = x, int(x["runs"])
         yours = [r for r in rows if "@" in r["design"]]
         self.kits = [r for r in rows if "@" not in r["design"]]
         measured = [r for r in yours if r.get("slots") == str(x["slots"]) and r.get("workers") == str(x["workers"])]
-        self.complete = len(yours) == 2 * self.runs
+        self.complete = len(yours) >= 2 * self.runs
         self.failed = [r for r in yours if r["status"] != "ok"]  # the bench stops at the first such run
         self.once = self.complete and not self.failed
-        self.median = _median(float(r["efficiency"]) for r in measured if r["status"] == "ok")
-        self.baseline = _median(float(r["efficiency"]) for r in self.kits if r["status"] == "ok")
+        self.best = max((float(r["efficiency"]) for r in measured if r["status"] == "ok"), default=0.0)
+        self.baseline = max((float(r["efficiency"]) for r in self.kits if r["status"] == "ok"), default=0.0)
+        self.ratio = self.best / self.baseline if self.baseline else 0.0
+        self.unsettled = False  # the second round of runs ran out of time
         self.why = ("" if self.complete or self.failed or run.timed_out else
                     f"Only {len(yours)} of {2 * self.runs} runs finished.\n\n" + ended_early("the server", run))
         self.table = ("| run | handoff | workers | slots | seconds | bound s | efficiency | lost | duplicated | status |\n"
@@ -104,24 +120,20 @@ def _exactly_once(spec, result, b: _Bench, rubric) -> None:
 
 
 def _efficiency(spec, result, b: _Bench, rubric) -> None:
-    target, median, baseline = spec.target, b.median, b.baseline
+    target, best, baseline, n = spec.target, b.best, b.baseline, len(b.kits)
     if not b.once:
         result.output = "Not counted: the server must serve every request exactly once first."
-    elif not baseline or len(b.kits) < b.runs:
+    elif not baseline or len(b.kits) < b.runs or b.unsettled:
         result.pending = True
         result.output = ("Not graded: the kit's own handoff could not be measured beside yours (the grading "
                          "machine was too busy?). Your instructor will regrade.\n\n" + b.table)
-    elif median / baseline >= target:
+    elif b.ratio >= target:
         result.score = result.max_score
-        result.output = (f"Passed: median efficiency {median:.3f}, {median / baseline:.2f} × the kit's "
-                         f"{baseline:.3f} in the same runs (≥ {target}).\n\n" + b.table)
+        result.output = (f"Passed: best efficiency {best:.3f}, {b.ratio:.2f} × the kit's best {baseline:.3f} in "
+                         f"the same {n} rounds (≥ {target}).\n\n" + b.table)
     else:
-        result.output = (f"Failed: median efficiency {median:.3f} is {median / baseline:.2f} × the kit's "
-                         f"{baseline:.3f} in the same runs (< {target}): the handoff holds the server back. "
+        result.output = (f"Failed: best efficiency {best:.3f} in {n} runs is {b.ratio:.2f} × the kit's best "
+                         f"{baseline:.3f} in the same rounds (< {target}): the handoff holds the server back. "
                          "What does a thread that cannot go on do: wait to be woken, or spin?"
                          + feedback.hint(rubric, "slow") + "\n\n" + b.table)
 
-
-def _median(values) -> float:
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2] if ordered else 0.0
