@@ -10,14 +10,17 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks")
-# The checkers a class of the calendar store takes: Lincheck checks a collection list as a set; a
-# store also gets the stress trials (StoreStress) and the lock probe (locks: StoreLocks, which holds
-# one request at its commit and sends another beside it). Neither is a handoff: no JPF driver, no
-# trace spec. The lock probe takes only a store.
-CALENDAR_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks")}
-STORE_ONLY_CHECKERS = ("locks",)
-JAVA_CHECKERS = ("lincheck", "stress", "locks")  # the Java checkers CI runs (JPF only when asked for)
+CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies")
+# The checkers a class that is not a handoff takes: Lincheck checks a calendar collection list as a
+# set and a DHT process's local table (`table`) as a table; a calendar store also gets the stress
+# trials (StoreStress) and the lock probe (locks: StoreLocks, which holds one request at its commit
+# and sends another beside it); a DHT target's completion queue (`queue`) gets the reply probe
+# (replies: ReplyProbe, which plays the writer and sends each reply only when it chooses). None is a
+# handoff: no JPF driver, no trace spec. The lock probe takes only a store, the reply probe a queue.
+CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks"), "table": ("lincheck",),
+                  "queue": ("replies",)}
+PROBE_CHECKERS = ("locks", "replies")  # the probes: each takes one kind of class, never a handoff
+JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies")  # the Java checkers CI runs (JPF only when asked for)
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
@@ -92,22 +95,26 @@ class Variant:
     expect: dict = field(hash=False)
     why: dict = field(hash=False)
     check: dict = field(default_factory=dict, hash=False)  # overrides of its handoff's [handoff.check]
-    # A class of the calendar store (handofflab.calendar), checked by CALENDAR_CHECKERS: `collection`,
-    # one of its collection lists, as a set; `store`, the store itself (EventStore, or a subclass with
-    # its own locking), against requests run one at a time. Not handoffs: no handoff benchmark or
+    # A class that is not a handoff, checked by CLASS_CHECKERS: `collection`, one of the calendar
+    # store's collection lists (handofflab.calendar), as a set; `store`, the store itself (EventStore,
+    # or a subclass with its own locking), against requests run one at a time; `table`, a DHT
+    # process's local table (handofflab.dht), against the table run one operation at a time; `queue`,
+    # a DHT target's completion queue (handofflab.dht), by the reply probe. No handoff benchmark or
     # server takes them.
     collection: str | None = None
     store: str | None = None
+    table: str | None = None
+    queue: str | None = None
 
     @property
     def java_class(self) -> str | None:
-        """The Java class the Java checkers run: a handoff's, a collection list's or a store's."""
-        return self.java or self.collection or self.store
+        """The Java class the Java checkers run: a handoff's, a collection list's, a store's or a table's."""
+        return self.java or self.collection or self.store or self.table or self.queue
 
     @property
-    def calendar(self) -> str | None:
-        """'collection' or 'store' for a class of the calendar store; None for a handoff."""
-        return "collection" if self.collection else "store" if self.store else None
+    def class_kind(self) -> str | None:
+        """'collection', 'store', 'table' or 'queue' for a class that is not a handoff; None for a handoff."""
+        return next((k for k in CLASS_CHECKERS if getattr(self, k)), None)
 
     @property
     def profile(self) -> CheckProfile:
@@ -238,20 +245,22 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         variants[v["name"]] = Variant(
             name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
             bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
-            check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"),
+            check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
+            queue=v.get("queue"),
         )
-        kinds = [k for k in ("java", "collection", "store") if v.get(k)]
+        kinds = [k for k in ("java", *CLASS_CHECKERS) if v.get(k)]
         if len(kinds) > 1:
-            raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection` "
-                           "or `store`")
-        unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CALENDAR_CHECKERS[kinds[0]]))
+            raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection`, "
+                           "`store`, `table` or `queue`")
+        unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CLASS_CHECKERS[kinds[0]]))
         if unchecked:
-            raise LabError(f"{where} is a {kinds[0]} class of the calendar store with a claim for {', '.join(unchecked)}"
-                           ", which does not check it", "a collection list takes only a lincheck verdict; a store "
-                           "lincheck, stress and locks")
-        if v.get("java") and set(expect) & set(STORE_ONLY_CHECKERS):
-            raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(STORE_ONLY_CHECKERS)))}",
-                           "the lock probe checks a calendar store only: remove the claim")
+            raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
+                           "check it", "a collection list and a DHT table take only a lincheck verdict; a store "
+                           "lincheck, stress and locks; a completion queue replies")
+        if v.get("java") and set(expect) & set(PROBE_CHECKERS):
+            raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
+                           "the probes check one kind of class each (locks: a calendar store; replies: a DHT "
+                           "completion queue), never a handoff: remove the claim")
         if v.get("java"):
             variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
         if not variants[v["name"]].correct:

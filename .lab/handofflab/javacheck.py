@@ -53,13 +53,14 @@ JPF_TIMEOUT = 1800
 
 
 def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckProfile | None, out: Path, seconds: float,
-                    extra_classpath: str = "", calendar: str | None = None) -> list[str]:
+                    extra_classpath: str = "", class_kind: str | None = None) -> list[str]:
     """One checker on `java_class`, built and driven as `profile` says (a submitted class gets
-    the profile of the variant it is checked like); a class of the calendar store instead
-    (`calendar` is Variant.calendar: 'collection' or 'store') by the checkers catalog.CALENDAR_CHECKERS names."""
+    the profile of the variant it is checked like); a class that is not a handoff instead
+    (`class_kind` is Variant.class_kind: 'collection', 'store' or 'table') by the checkers
+    catalog.CLASS_CHECKERS names."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
     jvm = {"jpf": JPF_JVM, "lincheck": LINCHECK_JVM}.get(checker, [])
-    how = [f"--{calendar}"] if calendar else ["--profile", profile.arg()]
+    how = [f"--{class_kind}"] if class_kind else ["--profile", profile.arg()]
     return ["java", *jvm, "-cp", cp, "handofflab.checks.Main", checker, java_class, *how,
             "--out", str(out), "--seconds", str(seconds)]
 
@@ -73,7 +74,7 @@ def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 
     out.unlink(missing_ok=True)
     stopper = "JPF's state budget" if checker == "jpf" else "the watchdog"
     proc = toolchain.run(checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds,
-                                         calendar=variant.calendar),
+                                         class_kind=variant.class_kind),
                          f"{checker} on {java_class}", f"{stopper} should have stopped it: run it alone with "
                          f"`./lab check java {name}` and report the thread dump",
                          timeout=max(timeout, JPF_TIMEOUT) if checker == "jpf" else timeout, check=False)
@@ -199,10 +200,10 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
 
 
 def _checkers(v, checkers: list[str]) -> list[str]:
-    """The checkers that apply to a variant's class (the calendar store's classes take their own)."""
-    if v.calendar:
-        return [c for c in checkers if c in catalog_mod.CALENDAR_CHECKERS[v.calendar]]
-    return [c for c in checkers if c not in catalog_mod.STORE_ONLY_CHECKERS]
+    """The checkers that apply to a variant's class (a class that is not a handoff takes its own)."""
+    if v.class_kind:
+        return [c for c in checkers if c in catalog_mod.CLASS_CHECKERS[v.class_kind]]
+    return [c for c in checkers if c not in catalog_mod.PROBE_CHECKERS]
 
 
 def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant, str]]:

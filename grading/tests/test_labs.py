@@ -287,7 +287,7 @@ def test_the_calendar_labs_lincheck_is_the_catalogs(tmp_path):
     from handofflab import catalog
     cat = catalog.load()
     like = next(t.like for t in grader.load_rubric("calendar").tests if t.kind == "checker")
-    assert cat.variant(like).calendar == "store" and cat.variant(like).correct
+    assert cat.variant(like).class_kind == "store" and cat.variant(like).correct
     buggy = {v.name for v in cat.variants.values() if v.handoff.name == like and not v.correct}
     assert buggy == {"StoreCheckThenLock", "StoreDeleteNoLock", "StoreRecreate", "StoreOneLock"}
     assert {t.checkers for t in grader.load_rubric("calendar").tests if t.kind == "checker"} == {("lincheck",), ("locks",)}

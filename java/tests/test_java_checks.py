@@ -35,7 +35,7 @@ def test_the_checker_gives_the_catalogued_verdict(variant, checker):
 def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
     cat = catalog.load()
     for v in cat.select(None, "ci"):
-        if v.collection:  # a collection list is a set: Lincheck alone checks it, and must catch each slip
+        if v.collection or v.table:  # a collection list, a DHT table: Lincheck alone checks it, and must catch each slip
             assert v.expected("lincheck") == ("pass" if v.correct else "violation:Linearizable"), v.name
             continue
         if v.store:  # Lincheck catches every slip of the store's locking but one lock for all, which is no race;
@@ -45,6 +45,9 @@ def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
             assert v.expected("stress") is not None or "stress" in v.why, f"{v.name}: a stress claim, or why none"
             assert not v.correct or v.expected("stress") == v.expected("locks") == "pass", v.name
             assert v.expected("locks") is not None, f"{v.name}: the lock probe decides every store every run"
+            continue
+        if v.queue:  # a DHT completion queue: the reply probe decides it every run, each slip included
+            assert v.expected("replies") is not None and (v.expected("replies") == "pass") == v.correct, v.name
             continue
         if not v.java:
             continue
@@ -80,7 +83,7 @@ def test_a_collection_list_is_refused_by_the_handoff_checkers_by_name():
     cp = javabuild.classpath("checks")
     proc = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "stress", "LazyList", "--collection"],
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "a collection list is checked by lincheck" in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "a collection list and a DHT table are checked by lincheck" in proc.stderr, proc.stderr
     proc = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "lincheck", "NoSuchList", "--collection"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and "error:Initializer" in proc.stdout and "NoSuchList" in proc.stdout, proc.stdout

@@ -45,7 +45,7 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
                              f"{verdict['detail']}. Your instructor will regrade, and report it if it happens again.")
             return
         if verdict["verdict"] != "pass":
-            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).calendar == "store")
+            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).class_kind == "store")
             lane = verdict.get("lane") or javacheck.swimlane(verdict)
             if lane and lane.steps:  # a class that never loaded has no schedule to draw
                 lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
@@ -103,8 +103,8 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     like = catalog.load().variant(spec.like)
     for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
         out.unlink(missing_ok=True)
-        cmd = javacheck.checker_command(checker, cls, profile or (None if like.calendar else like.profile), out,
-                                        seconds * (1 + attempt), str(classes), calendar=like.calendar)
+        cmd = javacheck.checker_command(checker, cls, profile or (None if like.class_kind else like.profile), out,
+                                        seconds * (1 + attempt), str(classes), class_kind=like.class_kind)
         nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
         run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
         if run.timed_out:

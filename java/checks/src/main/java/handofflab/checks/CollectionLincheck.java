@@ -74,12 +74,7 @@ public final class CollectionLincheck {
         Method add = UnderTest.class.getMethod("add", int.class);
         Method remove = UnderTest.class.getMethod("remove", int.class);
         Method contains = UnderTest.class.getMethod("contains", int.class);
-        ModelCheckingOptions options = new ModelCheckingOptions()
-                .iterations(10)                      // random scenarios besides the one below
-                .threads(2)
-                .actorsPerThread(3)
-                .invocationsPerIteration(LincheckCheck.INVOCATIONS)
-                .sequentialSpecification(SequentialSet.class);
+        ModelCheckingOptions options = LincheckCheck.randomScenarios(SequentialSet.class);  // and the one below
         // Ids 1 and 3 are in the list; one thread adds 2 between them while another removes 1, the
         // node 2 is linked after; then a contains(2) must say true.
         options.addCustomScenario(new ExecutionScenario(

@@ -205,6 +205,17 @@ public final class LincheckCheck {
         }
     }
 
+    /** Lincheck's search for a class that is not a handoff: 10 random scenarios of 2 threads x 3 operations besides
+     *  the custom one each check adds, against {@code sequential}. */
+    static ModelCheckingOptions randomScenarios(Class<?> sequential) {
+        return new ModelCheckingOptions()
+                .iterations(10)
+                .threads(2)
+                .actorsPerThread(3)
+                .invocationsPerIteration(INVOCATIONS)
+                .sequentialSpecification(sequential);
+    }
+
     static Actor a(Method m, Object... args) {
         return new Actor(m, Arrays.asList(args));
     }

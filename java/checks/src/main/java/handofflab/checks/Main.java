@@ -16,8 +16,10 @@ import java.nio.file.Paths;
  * like ({@link CheckProfile}): its size, its acceptors. With {@code --collection} instead, CLASS is
  * one of the calendar store's collection lists ({@code handofflab.calendar}); with {@code --store},
  * the store itself ({@code EventStore}, a buggy one, or a student's by its full name): Lincheck
- * checks both; stress ({@link StoreStress}) and the lock probe ({@link StoreLocks}) the store.
- * Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
+ * checks both; stress ({@link StoreStress}) and the lock probe ({@link StoreLocks}) the store. With
+ * {@code --table}, CLASS is a DHT process's local table ({@code handofflab.dht}), checked by Lincheck
+ * ({@link TableLincheck}); with {@code --queue}, a DHT target's completion queue, checked by the reply
+ * probe ({@link ReplyProbe}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
     private Main() {
@@ -32,7 +34,7 @@ public final class Main {
         double seconds = 10;
         String nonce = "";
         CheckProfile profile = null;
-        String calendar = null;  // "collection" or "store": a class of the calendar store
+        String classKind = null;  // "collection", "store", "table" or "queue": a class that is not a handoff
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
@@ -43,8 +45,8 @@ public final class Main {
                 // verdict file without it was not written by this checker.
                 nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
                         .readLine();
-            } else if (args[i].equals("--collection") || args[i].equals("--store")) {
-                calendar = args[i].substring(2);
+            } else if (java.util.List.of("--collection", "--store", "--table", "--queue").contains(args[i])) {
+                classKind = args[i].substring(2);
             } else if (args[i].equals("--profile") && i + 1 < args.length) {
                 try {
                     profile = CheckProfile.parse(args[++i]);
@@ -55,20 +57,29 @@ public final class Main {
                 usage("unknown argument '" + args[i] + "'");
             }
         }
-        if ("collection".equals(calendar) && !checker.equals("lincheck")
-                || "store".equals(calendar) && !java.util.List.of("lincheck", "stress", "locks").contains(checker)) {
-            usage("a collection list is checked by lincheck, a store by lincheck, stress and locks; not by " + checker);
+        if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
+                || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks").contains(checker)
+                || "queue".equals(classKind) && !checker.equals("replies")) {
+            usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress and locks, a "
+                    + "completion queue by replies; not by " + checker);
         }
-        if (profile == null && calendar == null) {
+        if (profile == null && classKind == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
             return;
         }
-        String className = calendar == null ? Handoffs.className(subject)
-                : subject.contains(".") ? subject : CollectionList.class.getPackageName() + "." + subject;
+        String className = classKind == null ? Handoffs.className(subject)
+                : subject.contains(".") ? subject
+                : ("table".equals(classKind) || "queue".equals(classKind) ? handofflab.dht.LocalTable.class
+                        : CollectionList.class).getPackageName()
+                        + "." + subject;
         Verdict v = initialize(checker, subject, className);
-        if (v == null && "collection".equals(calendar)) {
+        if (v == null && "collection".equals(classKind)) {
             v = CollectionLincheck.run(subject);
-        } else if (v == null && "store".equals(calendar)) {
+        } else if (v == null && "table".equals(classKind)) {
+            v = TableLincheck.run(subject);
+        } else if (v == null && "queue".equals(classKind)) {
+            v = ReplyProbe.run(className);
+        } else if (v == null && "store".equals(classKind)) {
             v = checker.equals("stress") ? StoreStress.run(className, seconds)
                     : checker.equals("locks") ? StoreLocks.run(className) : StoreLincheck.run(className);
         } else if (v == null) {

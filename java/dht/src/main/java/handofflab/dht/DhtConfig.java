@@ -21,6 +21,7 @@ public final class DhtConfig {
     public final int completionQueue;             // q: replies in flight before the service thread waits for the oldest
     public final double connectSeconds;           // how long an origin keeps trying to reach a target that is starting
     public final boolean rawPut;                  // the benchmark's baseline: inserts go straight into an array (see Target)
+    public final String completions;              // the completion queue's class (see CompletionQueue.create)
 
     public DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,
                      int maxRequest, int buffers, int completionQueue, double connectSeconds) {
@@ -29,6 +30,13 @@ public final class DhtConfig {
 
     public DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,
                      int maxRequest, int buffers, int completionQueue, double connectSeconds, boolean rawPut) {
+        this(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue, connectSeconds, rawPut,
+                DepthQueue.class.getSimpleName());
+    }
+
+    private DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,
+                      int maxRequest, int buffers, int completionQueue, double connectSeconds, boolean rawPut,
+                      String completions) {
         if (peers.isEmpty() || id < 0 || id >= peers.size()) {
             throw new IllegalArgumentException("process id " + id + " is not one of the " + peers.size() + " peers (0.."
                     + (peers.size() - 1) + ")");
@@ -49,12 +57,21 @@ public final class DhtConfig {
         this.completionQueue = completionQueue;
         this.connectSeconds = connectSeconds;
         this.rawPut = rawPut;
+        this.completions = completions;
     }
 
     /** The same settings for process {@code id} of {@code peers}. */
     public DhtConfig with(int id, List<InetSocketAddress> peers) {
         return new DhtConfig(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue,
-                connectSeconds, rawPut);
+                connectSeconds, rawPut, completions);
+    }
+
+    /** The same settings with another completion queue: a class of handofflab.dht by its simple name, or any by its
+     *  full name (a lab's submission). */
+    public DhtConfig withCompletions(String completions) {
+        CompletionQueue.create(completions, completionQueue, b -> { });  // a bad name fails here, before any thread starts
+        return new DhtConfig(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue,
+                connectSeconds, rawPut, completions);
     }
 
     public int processes() {

@@ -16,7 +16,9 @@ import java.util.Locale;
  *     {@code n-1}: every process inserts to process 0.</li>
  * <li>{@code --values V}: values each inserting process stores; {@code --n}: values per request
  *     (the request size); {@code --L}: requests initiated before each HASH_Wait (the blocking
- *     factor); {@code --q}: the targets' completion-queue depth.</li>
+ *     factor); {@code --q}: the targets' completion-queue depth; {@code --completions CLASS}: the
+ *     targets' {@link CompletionQueue} (default {@link DepthQueue}; a lab's submission by its full
+ *     name).</li>
  * </ul>
  *
  * Each phase (insert, find, delete) is timed as the paper does: the initiation time (in the
@@ -31,7 +33,7 @@ public final class DhtMain {
 
     public static void main(String[] args) throws Exception {
         int id = -1, values = 10_000, n = 1, blocking = 100, q = 4, maxRequest = 256, maxSlots = 1 << 22;
-        String peers = null, pattern = "n-n";
+        String peers = null, pattern = "n-n", completions = null;
         double connect = 30;
         boolean rawPut = false;
         try {
@@ -56,6 +58,7 @@ public final class DhtMain {
                     case "--max-request": maxRequest = Integer.parseInt(v); break;
                     case "--max-slots": maxSlots = Integer.parseInt(v); break;
                     case "--connect-seconds": connect = Double.parseDouble(v); break;
+                    case "--completions": completions = v; break;
                     default: throw new IllegalArgumentException("unknown option " + a);
                 }
             }
@@ -68,7 +71,7 @@ public final class DhtMain {
         } catch (IllegalArgumentException e) {  // NumberFormatException included
             System.err.println("dht: " + e.getMessage() + "\nusage: DhtMain --id I --peers host:port,host:port,... "
                     + "[--pattern n-n|1-n|n-1] [--values V] [--n N] [--L L] [--q Q] [--max-request M] [--max-slots S] "
-                    + "[--raw-put]");
+                    + "[--completions CLASS] [--raw-put]");
             System.exit(2);
             return;
         }
@@ -76,6 +79,9 @@ public final class DhtMain {
         try {
             List<java.net.InetSocketAddress> list = DhtConfig.parsePeers(peers);
             config = new DhtConfig(id, list, 2, 8, 1024, maxSlots, maxRequest, q + 4, q, connect, rawPut);
+            if (completions != null) {
+                config = config.withCompletions(completions);
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("dht: " + e.getMessage());
             System.exit(2);

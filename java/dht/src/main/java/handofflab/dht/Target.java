@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -32,7 +31,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  *     reply is read out of it. The paper's cure for the completion handler waiting on that (40 % of
  *     its time): a <b>completion queue</b> of depth q, where the service thread leaves each request's
  *     state and waits only for the oldest, and only when more than q are in flight. q = 0 is the
- *     waiting the paper measured.</li>
+ *     waiting the paper measured. The queue is a {@link CompletionQueue}: the kit's
+ *     {@link DepthQueue}, a buggy one of the catalog, or a lab's submission.</li>
  * </ul>
  *
  * Process 0's service thread also holds the collective barrier of HASH_Flush: it answers the p
@@ -47,13 +47,17 @@ final class Target implements Closeable {
     private final List<Connection> connections = new CopyOnWriteArrayList<>();
     private final List<Thread> threads = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
+    // What tells a completion queue that keeps buffers for ever from a slow machine (see checkKept):
+    private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
+    private int handed, keptRounds;          // the service thread's: buffers handed to the queue; idle rounds all kept
+    private volatile String kept;            // set once every buffer is kept with its reply out: the header handlers say so
     private final int[] raw;                 // the raw-put baseline's array (empty unless config.rawPut)
     private final java.util.concurrent.CountDownLatch originsEnded;   // one count per origin whose connection ended
     // owned by the service thread
-    private final ArrayDeque<InFlight> completions = new ArrayDeque<>();
+    private final CompletionQueue completions;
     private final List<Incoming> barrier = new ArrayList<>();
     private final java.util.Set<Integer> gone = new java.util.TreeSet<>();  // origins whose connection ended
-    private long waitedNanos, servedNanos;   // the service thread's time waiting on sends, and all its time serving
+    private long waitedNanos, servedNanos;   // the service thread's time in its completion queue, and all its time serving
 
     /** One request, read and waiting for the service thread; {@code buffer} is null for a barrier, {@code op}
      *  null for the news that an origin's connection ended. */
@@ -74,17 +78,6 @@ final class Target implements Closeable {
         }
     }
 
-    /** A reply handed to a writer: its buffer goes back to the pool once {@code sent} completes. */
-    private static final class InFlight {
-        final int[] buffer;
-        final CompletableFuture<Void> sent;
-
-        InFlight(int[] buffer, CompletableFuture<Void> sent) {
-            this.buffer = buffer;
-            this.sent = sent;
-        }
-    }
-
     Target(DhtConfig config, ThreadedTable table) throws IOException {
         this.config = config;
         this.table = table;
@@ -94,6 +87,10 @@ final class Target implements Closeable {
         for (int i = 0; i < config.buffers; i++) {
             pool.add(new int[config.maxRequest * config.width]);
         }
+        this.completions = CompletionQueue.create(config.completions, config.completionQueue, b -> {
+            released.incrementAndGet();      // first: a buffer counted back too soon can only delay checkKept
+            pool.put(b);
+        });
         InetSocketAddress me = config.peers.get(config.id);
         server = new ServerSocket();
         server.setReuseAddress(true);
@@ -112,7 +109,8 @@ final class Target implements Closeable {
         return server.getLocalPort();
     }
 
-    /** Fraction of the service thread's time spent waiting for a reply to be sent before releasing its buffer. */
+    /** Fraction of the service thread's time spent in its completion queue: waiting, mostly, for a reply to be sent
+     *  before its buffer is released. */
     synchronized double waitingShare() {
         return servedNanos == 0 ? 0 : (double) waitedNanos / servedNanos;
     }
@@ -180,7 +178,11 @@ final class Target implements Closeable {
                         rawPut(id, key, n);
                         continue;
                     }
-                    int[] buffer = op == Op.BARRIER ? null : pool.take();  // a held barrier must not hold a buffer
+                    int[] buffer = op == Op.BARRIER ? null : takeBuffer();  // a held barrier must not hold a buffer
+                    if (op != Op.BARRIER && buffer == null) {
+                        reply(() -> error(id, kept));
+                        return;
+                    }
                     if (op == Op.INSERT) {
                         Wire.readInts(in, buffer, n * config.width);
                     }
@@ -215,6 +217,20 @@ final class Target implements Closeable {
                 out.writeByte(Wire.OK);
                 out.writeInt(n);
             });
+        }
+
+        /** A free receive buffer, waiting while none is (back-pressure); null once the completion queue is known to keep
+         *  every buffer for good. */
+        private int[] takeBuffer() throws InterruptedException {
+            while (true) {
+                int[] b = pool.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+                if (b != null) {
+                    return b;
+                }
+                if (kept != null || closed) {
+                    return null;
+                }
+            }
         }
 
         /** Writes replies as they come, flushing when none is waiting: many replies share a packet under load. */
@@ -269,8 +285,14 @@ final class Target implements Closeable {
             while (!closed) {
                 Incoming m = inbox.poll();
                 if (m == null) {
-                    releaseSent();       // idle: give back the buffers whose replies are out
-                    m = inbox.take();
+                    completions.idle();  // idle: give back the buffers whose replies are out
+                }
+                while (m == null && !closed) {  // and wait for the next request, looking for a queue that keeps them all
+                    checkKept();
+                    m = inbox.poll(50, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+                if (m == null) {
+                    return;
                 }
                 long start = System.nanoTime();
                 serve(m);
@@ -280,6 +302,24 @@ final class Target implements Closeable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The service thread, idle since its queue's {@code idle()}: if every buffer is inside the completion queue (handed
+     * to it, never given back), the queue keeps more than q of them while the service thread is not waiting for any,
+     * and it lost them or keeps them for ever: a header handler would wait for ever, and so would its origin. A
+     * correct queue never gets there however busy the machine (there are q + 4 buffers, and it keeps at most q once
+     * idle). It must hold over 20 rounds of 50 ms, for a queue whose buffers come back from another thread.
+     */
+    private void checkKept() {
+        keptRounds = handed - released.get() == config.buffers ? keptRounds + 1 : 0;
+        if (kept == null && keptRounds >= 20) {
+            kept = "target " + config.id + "'s completion queue (" + config.completions + ") keeps all " + config.buffers
+                    + " receive buffers while the service thread is idle (q is " + config.completionQueue + "): no request"
+                    + " can be received any more. A buffer must go back to the pool once its reply is out, and the"
+                    + " service thread must wait for the oldest reply when more than q are in flight";
+            System.err.println("dht target " + config.id + ": " + kept);
         }
     }
 
@@ -319,28 +359,11 @@ final class Target implements Closeable {
             default:
                 done = table.delete(m.key, m.n, m.buffer);
         }
-        // ANCHOR: completion
-        CompletableFuture<Void> sent = send(m, done, status);
-        completions.addLast(new InFlight(m.buffer, sent));
-        while (completions.size() > config.completionQueue) {
-            InFlight oldest = completions.removeFirst();
-            long t = System.nanoTime();
-            try {
-                oldest.sent.join();    // the paper's wait: the buffer is still being read out
-            } catch (RuntimeException e) {
-                // the origin went away before its reply was out; the buffer is free all the same
-            }
-            synchronized (this) {
-                waitedNanos += System.nanoTime() - t;
-            }
-            pool.put(oldest.buffer);
-        }
-        // ANCHOR_END: completion
-    }
-
-    private void releaseSent() throws InterruptedException {
-        while (!completions.isEmpty() && completions.peekFirst().sent.isDone()) {
-            pool.put(completions.removeFirst().buffer);
+        long t = System.nanoTime();
+        handed++;
+        completions.completed(m.buffer, send(m, done, status));  // the buffer goes back once the reply is out
+        synchronized (this) {
+            waitedNanos += System.nanoTime() - t;
         }
     }
 
@@ -360,7 +383,7 @@ final class Target implements Closeable {
                     Wire.writeInts(c.out, m.buffer, done * config.width);
                 }
                 sent.complete(null);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 sent.completeExceptionally(e);
             }
         });

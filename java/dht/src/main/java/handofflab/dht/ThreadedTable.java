@@ -5,25 +5,29 @@ package handofflab.dht;
  * level". One lock for the whole table, so the service thread and the process's own user thread
  * (a local insert) never meet inside it.
  */
-public final class ThreadedTable {
+public final class ThreadedTable implements LocalTable {
     private final SerialTable table;  // guarded by this
 
     public ThreadedTable(SerialTable table) {
         this.table = table;
     }
 
+    @Override
     public synchronized int insert(long key, int n, int[] in) {
         return table.insert(key, n, in);
     }
 
+    @Override
     public synchronized int find(long key, int n, int[] out) {
         return table.find(key, n, out);
     }
 
+    @Override
     public synchronized int delete(long key, int n, int[] out) {
         return table.delete(key, n, out);
     }
 
+    @Override
     public synchronized long size() {
         return table.size();
     }

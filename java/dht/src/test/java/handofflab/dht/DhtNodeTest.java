@@ -28,9 +28,45 @@ class DhtNodeTest {
     }
 
     List<DhtNode> start(int p, int q, int maxRequest, int maxSlots) throws Exception {
+        return start(p, q, maxRequest, maxSlots, DepthQueue.class.getSimpleName());
+    }
+
+    List<DhtNode> start(int p, int q, int maxRequest, int maxSlots, String completions) throws Exception {
         List<InetSocketAddress> none = List.of(InetSocketAddress.createUnresolved("127.0.0.1", 0));
-        nodes.addAll(DhtNode.inOneJvm(p, new DhtConfig(0, none, 2, 8, Math.min(16, maxSlots), maxSlots, maxRequest, q + 2, q, 5)));
+        nodes.addAll(DhtNode.inOneJvm(p, new DhtConfig(0, none, 2, 8, Math.min(16, maxSlots), maxSlots, maxRequest, q + 2, q, 5)
+                .withCompletions(completions)));
         return nodes;
+    }
+
+    /** A completion queue that loses buffers (OverwriteQueue drops its oldest when full) would leave every origin
+     *  waiting for ever; the target says what happened instead, and the origins fail with it. */
+    @Test
+    void aQueueThatKeepsEveryBufferIsNamedNotWaitedFor() throws Exception {
+        List<DhtNode> parts = start(2, 2, 16, 1 << 16, "OverwriteQueue");
+        List<CompletableFuture<String>> runs = new ArrayList<>();
+        for (DhtNode node : parts) {
+            runs.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    new DhtMain.Workload(node, "n-n", 3_000, 1, 10).run();
+                    return "finished";
+                } catch (DhtException e) {
+                    return e.getMessage();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (CompletableFuture<String> run : runs) {
+            String why = run.get();
+            assertTrue(why.contains("completion queue (OverwriteQueue) keeps all 4 receive buffers"), why);
+        }
+    }
+
+    @Test
+    void aCompletionQueueThatDoesNotExistIsRefusedWithWhatToWrite() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> start(1, 2, 16, 1 << 10, "NoSuchQueue"));
+        assertTrue(e.getMessage().contains("public constructor (int depth, CompletionQueue.Pool pool)"), e.getMessage());
     }
 
     /** Every part inserts, finds and deletes through every other, L requests per wait, each checked by DhtMain's workload. */

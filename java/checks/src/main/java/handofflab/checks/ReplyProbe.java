@@ -1,0 +1,230 @@
+package handofflab.checks;
+
+import handofflab.dht.CompletionQueue;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The reply probe: a DHT target's completion queue ({@link CompletionQueue}) driven as its service
+ * thread drives it, with the writer played by the probe, which completes each reply's {@code sent}
+ * only when it chooses. Deterministic: no reply is ever out before the probe says so, so a buffer
+ * given back too early is seen every run, not when a race happens to strike.
+ *
+ * <p>At depth 2 the service thread hands over six replies, one after another; whenever it waits,
+ * the writer sends the oldest reply still out (one of them fails, as when an origin went away).
+ * Then every reply is out and the service thread goes idle. The verdicts, in the spec's words
+ * (specs/DistributedTable.tla):
+ * <ul>
+ * <li>{@code violation:AwaitSound}: a buffer went back to the pool before its reply was out: the
+ *     next request would be read into it, and the reply would name that one (DistEarlyRelease);</li>
+ * <li>{@code violation:NoDuplicate}: a buffer went back twice: two requests would share it;</li>
+ * <li>{@code deadlock}: a buffer never came back although its reply is out, or the service thread
+ *     waits with every reply out: the pool runs dry and every origin waits (DistOverwrite);</li>
+ * <li>{@code pass} otherwise.</li>
+ * </ul>
+ */
+public final class ReplyProbe {
+    static final int DEPTH = 2, REPLIES = 6, FAILED = 1;   // reply 1's origin went away: its send fails
+    /** How long a call may go on before it counts as waiting for a reply (a spin, or a wait the probe cannot see). */
+    static final long SPIN_MS = 2_000;
+
+    private ReplyProbe() {
+    }
+
+    public static Verdict run(String className) throws Exception {
+        Verdict v = new Verdict("replies", className);
+        List<int[]> buffers = new ArrayList<>();
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        Map<int[], Integer> index = new IdentityHashMap<>();
+        Map<int[], Integer> released = new IdentityHashMap<>();
+        for (int i = 0; i < REPLIES; i++) {
+            int[] b = new int[] {i};
+            buffers.add(b);
+            sent.add(new CompletableFuture<>());
+            index.put(b, i);
+        }
+        List<String> problems = new ArrayList<>();
+        CompletionQueue.Pool pool = b -> {
+            Integer i = index.get(b);
+            if (i == null) {
+                problems.add("violation:NoInvented|a buffer the probe never handed over went back to the pool");
+                step(v, new String[] {"service thread", "release(a buffer never handed over)", ""});
+                return;
+            }
+            step(v, new String[] {"service thread", "release(buffer " + i + ")",
+                    sent.get(i).isDone() ? "reply " + i + " is out" : "reply " + i + " is NOT out yet"});
+            if (!sent.get(i).isDone()) {
+                problems.add("violation:AwaitSound|buffer " + i + " went back to the pool before its reply was out: the "
+                        + "header handler reads the next request into it, and the reply names that request");
+            }
+            if (released.merge(b, 1, Integer::sum) > 1) {
+                problems.add("violation:NoDuplicate|buffer " + i + " went back to the pool twice: two requests would "
+                        + "be read into it at once");
+            }
+        };
+        CompletionQueue queue;
+        try {
+            queue = CompletionQueue.create(className, DEPTH, pool);
+        } catch (IllegalArgumentException e) {
+            v.verdict = "error:Initializer";
+            v.detail = e.getMessage();
+            return v;
+        }
+        ExecutorService service = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "probe-service");
+            t.setDaemon(true);
+            return t;
+        });
+        Thread[] serviceThread = new Thread[1];
+        service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
+        int[] nextOut = {0};
+        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();  // calls begun
+        try {
+            for (int i = 0; i < REPLIES; i++) {
+                int r = i;
+                step(v, new String[] {"service thread", "completed(buffer " + r + ")", inFlight(sent, r + 1)});
+                if (!call(service.submit(() -> {
+                    started.incrementAndGet();
+                    queue.completed(buffers.get(r), sent.get(r));
+                    return null;
+                }), r + 1, started, serviceThread[0], sent, nextOut, v)) {
+                    return deadlock(v, "the service thread waits in completed(buffer " + r + ") although every reply "
+                            + "is out");
+                }
+            }
+            while (nextOut[0] < REPLIES) {
+                send(sent, nextOut, v);
+            }
+            step(v, new String[] {"service thread", "idle()", "every reply is out"});
+            if (!call(service.submit(() -> {
+                started.incrementAndGet();
+                queue.idle();
+                return null;
+            }), REPLIES + 1, started, serviceThread[0], sent, nextOut, v)) {
+                return deadlock(v, "the service thread waits in idle() although every reply is out");
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            v.verdict = "violation:NoException";
+            v.detail = "the completion queue threw " + e.getCause();
+            return v;
+        } finally {
+            service.shutdownNow();
+        }
+        if (!problems.isEmpty()) {
+            String[] first = problems.get(0).split("\\|", 2);
+            v.verdict = first[0];
+            v.detail = first[1];
+            return v;
+        }
+        List<Integer> kept = new ArrayList<>();
+        for (int i = 0; i < REPLIES; i++) {
+            if (!released.containsKey(buffers.get(i))) {
+                kept.add(i);
+            }
+        }
+        if (!kept.isEmpty()) {
+            return deadlock(v, "buffer(s) " + kept + " never went back to the pool although every reply is out: each "
+                    + "request that fills one loses a buffer for good, and once the pool is dry the header handler and "
+                    + "every origin wait for ever");
+        }
+        v.detail = "every buffer went back once, each after its reply was out";
+        return v;
+    }
+
+    /**
+     * Waits for the service thread's {@code n}-th call; whenever it waits for a reply, the writer sends the oldest
+     * reply still out. False if it still waits with every reply out. It waits for a reply when, inside the call, it
+     * is parked in a future or a monitor's wait, or has not returned for SPIN_MS (a spin, or another way to wait).
+     * A call not yet begun gets no reply early: an early reply would hide a buffer given back before it.
+     */
+    private static boolean call(Future<?> f, int n, java.util.concurrent.atomic.AtomicInteger started, Thread service,
+                                List<CompletableFuture<Void>> sent, int[] nextOut, Verdict v) throws Exception {
+        while (true) {
+            long runnableSince = System.nanoTime();
+            while (true) {
+                try {
+                    f.get(20, TimeUnit.MILLISECONDS);
+                    return true;
+                } catch (TimeoutException e) {
+                    if (started.get() < n) {
+                        runnableSince = System.nanoTime();
+                        continue;  // the call has not begun
+                    }
+                    if (waitsForReply(service) || System.nanoTime() - runnableSince > SPIN_MS * 1_000_000) {
+                        break;
+                    }
+                }
+            }
+            if (nextOut[0] >= sent.size()) {
+                return f.isDone() || waitBriefly(f);
+            }
+            send(sent, nextOut, v);
+        }
+    }
+
+    private static boolean waitsForReply(Thread t) {
+        Thread.State s = t.getState();
+        if (s != Thread.State.WAITING && s != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement e : t.getStackTrace()) {
+            if (e.getClassName().startsWith("java.util.concurrent.CompletableFuture")
+                    || e.getClassName().equals("java.lang.Object") && e.getMethodName().equals("wait")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean waitBriefly(Future<?> f) throws Exception {
+        try {
+            f.get(SPIN_MS, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        }
+    }
+
+    /** The writer sends the oldest reply still out. */
+    private static void send(List<CompletableFuture<Void>> sent, int[] nextOut, Verdict v) {
+        int i = nextOut[0]++;
+        if (i == FAILED) {
+            sent.get(i).completeExceptionally(new java.io.IOException("the origin went away"));
+            step(v, new String[] {"writer", "send(reply " + i + ") fails", "its origin went away"});
+        } else {
+            sent.get(i).complete(null);
+            step(v, new String[] {"writer", "send(reply " + i + ")", "reply " + i + " is out"});
+        }
+    }
+
+    private static String inFlight(List<CompletableFuture<Void>> sent, int handed) {
+        int out = 0;
+        for (int i = 0; i < handed; i++) {
+            out += sent.get(i).isDone() ? 0 : 1;
+        }
+        return out + " repl" + (out == 1 ? "y" : "ies") + " not out yet";
+    }
+
+    /** The probe's thread and the service thread both add steps. */
+    private static void step(Verdict v, String[] s) {
+        synchronized (v.steps) {
+            v.steps.add(s);
+        }
+    }
+
+    private static Verdict deadlock(Verdict v, String why) {
+        v.verdict = "deadlock";
+        v.detail = why;
+        v.ending.put("service thread", why);
+        v.ending.put("writer", "every reply sent; nothing left to send");
+        return v;
+    }
+}
