@@ -33,7 +33,8 @@ def classpath(module: str = "checks") -> str:
 
 
 def submission_classpath() -> str:
-    """The kit's jars a submitted class compiles against: the handoffs (Handoff, SynchronizedRef) and
-    the calendar store (EventFolder); what it may use of them is its lab's API profile's to say."""
+    """The kit's jars a submitted class compiles against: the handoffs (Handoff, SynchronizedRef), the
+    calendar store (EventFolder) and the DHT (CompletionQueue); what it may use of them is its lab's
+    API profile's to say."""
     build()
-    return ":".join(str(next((paths.JAVA / m / "target").glob(f"{m}-*.jar"))) for m in ("handoffs", "calendar"))
+    return ":".join(str(next((paths.JAVA / m / "target").glob(f"{m}-*.jar"))) for m in ("handoffs", "calendar", "dht"))

@@ -29,7 +29,7 @@ from handofflab.console import LabError, ok, step, warn
 MARKER = "STUDENT-COPY.toml"
 STUDENT_COMMANDS = ("check-lab", "hint", "doctor")
 # The Java modules the public tests compile against (java/pom.xml is cut down to these).
-MODULES = ("handoffs", "calendar", "checks")  # checks runs Lincheck on the calendar store's lists too
+MODULES = ("handoffs", "calendar", "dht", "checks")  # checks also runs Lincheck on the calendar's lists, the probe on a DHT queue
 # Kit files every copy holds, by prefix (a folder ends in '/'), besides the chosen labs.
 ALWAYS = ("lab", ".lab/handofflab/", "pyproject.toml", "requirements.lock", ".gitignore",
           "grading/grader/", "labs/allowed-api.toml", "specs/") + tuple(f"java/{m}/src/main/" for m in MODULES) \

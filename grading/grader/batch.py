@@ -107,9 +107,9 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     out_dir = (out_dir or paths.RESULTS / "grading" / lab / f"batch-{time.strftime('%Y%m%d-%H%M%S')}").resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     jobs = jobs or batch_jobs()
-    if jobs > 1 and "server" in rubric.kinds:
-        # A server's efficiency is measured against the clock: two gradings at once would take
-        # each other's cores and fail correct servers.
+    if jobs > 1 and rubric.kinds & {"server", "dht"}:
+        # A server's or a DHT's efficiency is measured against the clock: two gradings at once
+        # would take each other's cores and fail correct submissions.
         warn(f"lab {lab} measures efficiency: grading one submission at a time (not {jobs})")
         jobs = 1
     names = [t.name for t in rubric.tests]

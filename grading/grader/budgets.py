@@ -7,6 +7,8 @@ COMPILE_SECONDS = 60
 SERVER_SECONDS = 240            # one JVM of the server lab's runs (3 x yours and the kit's on 2000 requests, yours on 500
                                 # on a full ring; 3 x the first two again when yours falls short): about 10 s when the
                                 # handoff works, about 25 s when it spins
+DHT_SECONDS = 120              # one run of the DHT lab (p JVMs on loopback): about 3 s when the queue works; a queue
+                                # that keeps every buffer is named by the target itself within a second or two
 TLC_SECONDS = 60                # one TLC run of a submitted spec; the kit's own models need under 5
 TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s when the machine is quiet; the
                                 # slack is for a busy one (a hang is caught sooner: JUnit timeouts, the watchdog)

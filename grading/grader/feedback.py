@@ -64,12 +64,33 @@ _STORE = {
 }
 
 
-def explain(verdict: dict, rubric: Rubric, store: bool = False) -> str:
-    """The feedback for a checker's failing verdict; `store`: the class is a calendar store."""
+# The DHT lab's completion queue: buffers and replies, judged by the reply probe.
+_QUEUE = {
+    "violation:AwaitSound": (
+        "Failed: a buffer went back to the pool before its reply was out. The header handler reads the next "
+        "request into it at once, and the writer then sends that request's values as the reply of the first: a "
+        "find returns values it never found (the spec's `DistEarlyRelease`). Give a buffer back only once its "
+        "`sent` future is done.", "early"),
+    "violation:NoDuplicate": (
+        "Failed: a buffer went back to the pool twice, so two requests would be read into it at once. Does a "
+        "buffer leave your queue when you give it back?", "early"),
+    "deadlock": (
+        "Failed: with every reply out, a buffer never came back, or the service thread still waited. Each one "
+        "lost makes the pool smaller, and once it is dry every origin waits for ever (the spec's "
+        "`DistOverwrite`). When more than q replies are in flight, wait for the oldest: never drop it; and in "
+        "`idle()`, give back every buffer whose reply is out.", "kept"),
+}
+
+
+def explain(verdict: dict, rubric: Rubric, class_kind: str | None = None) -> str:
+    """The feedback for a checker's failing verdict; `class_kind`: the catalog's kind of the class, if it
+    is no handoff (a calendar store, a DHT completion queue)."""
     v, seen = verdict["verdict"], verdict.get("trace", "") + "\n" + verdict.get("detail", "")
-    if store and v in _STORE and "Exception #" not in seen:
-        text, topic = _STORE[v]
-        return text + hint(rubric, topic)
+    own = {"store": _STORE, "queue": _QUEUE}.get(class_kind or "", {})
+    if v in own and "Exception #" not in seen:
+        text, topic = own[v]
+        return text + (f" — {verdict['detail']}" if class_kind == "queue" and verdict.get("detail") else "") \
+            + hint(rubric, topic)
     if v == "deadlock":
         text, topic = _hang(seen)
     elif v.startswith("violation:Linearizable") and "Exception #" in seen:

@@ -18,18 +18,20 @@ KIND_KEYS = {
     "tlc": {"variant"},                        # TLC on the submitted spec with a catalogued cfg
     "mutants": {"handoff"},                    # the submitted tests against one of the kit's handoffs
     "server": {"check", "target"},             # the submitted handoff in the kit's server, under load
+    "dht": {"check", "target"},                # the submitted completion queue in the kit's DHT, p processes
 }
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
-            "server": {"check"}}
+            "server": {"check"}, "dht": {"check"}}
 TEST_KEYS = {"name", "kind", "points", "hidden"}
-TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "hints", "answers", "test"}
+TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "dht", "hints", "answers", "test"}
 SPEC_KEYS = {"reference", "knobs"}
 SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "runs",
                "fill_workers", "fill_slots", "fill_requests"}
-SERVER_CHECKS = {"exactly-once", "efficiency"}
+SERVER_CHECKS = {"exactly-once", "efficiency"}   # the dht kind's checks too
+DHT_KEYS = {"processes", "pattern", "values", "n", "L", "q", "runs"}
 # What a failure can be, for the lab's own hints: `[hints]` maps each to the number of the
 # hint in the lab's handout (labs/LAB/README.md, "## Hints") that feedback points to.
-HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow", "unlocked", "coarse"}
+HINT_TOPICS = {"deadlock", "spin", "invented", "duplicate", "loss", "slow", "unlocked", "coarse", "early", "kept"}
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Rubric:
     server: dict = field(default_factory=dict)
     hints: dict = field(default_factory=dict)
     answers: tuple[str, ...] = ()  # the kit's files that answer the lab: `./lab release` leaves them out
+    dht: dict = field(default_factory=dict)
 
     def of_kind(self, kind: str) -> list[int]:
         """Positions of the tests of one kind."""
@@ -107,6 +110,9 @@ def parse(raw: dict, where: str) -> Rubric:
         fail("`class` is missing: a Java lab names the submitted class", 'class = "handofflab.labs.LAB.Name"')
     _closed(raw.get("spec", {}), SPEC_KEYS, "[spec]", fail)
     _closed(raw.get("server", {}), SERVER_KEYS, "[server]", fail)
+    _closed(raw.get("dht", {}), DHT_KEYS, "[dht]", fail)
+    if "dht" in {t.kind for t in tests} and set(raw.get("dht", {})) != DHT_KEYS:
+        fail(f"[dht] needs {', '.join(sorted(DHT_KEYS - set(raw.get('dht', {}))))}", "see labs/dht/rubric.toml")
     if "tlc" in {t.kind for t in tests} and "reference" not in raw.get("spec", {}):
         fail("tlc tests need [spec] reference (the kit's spec to cross with)", 'reference = "Pipes"')
     if "server" in {t.kind for t in tests} and set(raw.get("server", {})) != SERVER_KEYS:
@@ -121,7 +127,7 @@ def parse(raw: dict, where: str) -> Rubric:
         fail("`answers` is a list of the kit's files that answer the lab", 'answers = ["specs/Pipes.tla"]')
     return Rubric(raw["lab"], raw["title"], raw["file"], raw.get("class", ""), raw.get("api", "handoff"),
                   tuple(raw.get("forbid", ())), tests, dict(raw.get("spec", {})), dict(raw.get("server", {})),
-                  dict(hints), tuple(answers))
+                  dict(hints), tuple(answers), dict(raw.get("dht", {})))
 
 
 def _test(t: dict, i: int, fail) -> TestSpec:
@@ -133,7 +139,7 @@ def _test(t: dict, i: int, fail) -> TestSpec:
     if missing:
         fail(f"test {i} ('{t.get('name', '?')}') lacks {', '.join(sorted(missing))}",
              f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
-    if kind == "server" and t["check"] not in SERVER_CHECKS:
+    if kind in ("server", "dht") and t["check"] not in SERVER_CHECKS:
         fail(f"test {i}: unknown server check '{t['check']}'", f"checks: {', '.join(sorted(SERVER_CHECKS))}")
     for key in ("like", "handoff"):  # a catalogued variant with a Java class (a handoff's for `handoff`), by name
         if key in t and not getattr(catalog.load().variants.get(t[key]), "java" if key == "handoff" else "java_class", None):

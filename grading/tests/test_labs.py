@@ -16,10 +16,10 @@ SAMPLES = Path(__file__).parent / "submissions"
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
 
 
-COURSE = ("buffer", "pht", "pipes-spec", "server", "mutants", "calendar")
+COURSE = ("buffer", "pht", "pipes-spec", "server", "mutants", "calendar", "dht")
 
 
-def test_the_course_has_its_six_labs_in_order():
+def test_the_course_has_its_seven_labs_in_order():
     assert LABS == sorted(COURSE)
     summary = (paths.BOOK / "src" / "SUMMARY.md").read_text()
     order = [summary.index(f"lab-{lab}.md") for lab in COURSE]
@@ -210,6 +210,43 @@ def test_a_forbidden_library_is_named(tmp_path):
         "            new java.util.concurrent.ArrayBlockingQueue<>(1);\n}\n"))
     scores, report = grade(tmp_path, "server", sub)
     assert scores == [0, 0, 0] and "build it without `java.util.concurrent.`" in report, report
+
+
+# -- the DHT lab ------------------------------------------------------------------------
+
+# What each DHT sample's report must say.
+DHT = {
+    "starter": "completed() waited although only 2 replies were in flight",
+    "correct": "every value stored, found and deleted exactly once, in every process",
+    "drains_when_full": "every value stored, found and deleted exactly once, in every process",
+    "early_release": "a buffer went back to the pool before its reply was out",
+    "drops_when_full": "a buffer never came back",
+    "naps_while_waiting": "waits for replies it need not wait for",
+}
+
+
+@pytest.mark.xdist_group("dht-lab")   # one worker: each grading runs 3 JVMs at a time
+@pytest.mark.parametrize("sample", DHT)
+def test_each_dht_sample_gets_its_marks_and_feedback_that_names_its_slip(tmp_path, sample):
+    folder = paths.LABS / "dht" / "starter" if sample == "starter" else SAMPLES / "dht" / sample
+    scores, report = grade(tmp_path, "dht", folder)
+    assert scores == _expected("dht", sample), report
+    assert DHT[sample] in report, report
+    if scores[3]:  # the runs ran: the table shows each, yours and the kit's in turn
+        assert "| 1 | yours |" in report and "| 1 | the kit's |" in report, report
+    if sample in ("early_release", "drops_when_full"):  # the probe's catch is drawn as swimlanes
+        assert "| # | service thread | writer |" in report, report
+
+
+def test_the_dht_labs_probe_is_the_catalogs():
+    """The lab's hidden probe checks a student's queue as `./lab check java` checks the kit's: its slips are the
+    catalog's Java twins of the spec's, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
+    from handofflab import catalog
+    cat = catalog.load()
+    like = next(t.like for t in grader.load_rubric("dht").tests if t.kind == "checker")
+    assert cat.variant(like).class_kind == "queue" and cat.variant(like).correct
+    assert {v.name: v.expected("replies") for v in cat.variants.values() if v.handoff.name == "CompletionQueue"} == {
+        "DepthQueue": "pass", "EarlyReleaseQueue": "violation:AwaitSound", "OverwriteQueue": "deadlock"}
 
 
 # -- the test-writing lab -------------------------------------------------------------

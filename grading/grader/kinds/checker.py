@@ -45,7 +45,7 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
                              f"{verdict['detail']}. Your instructor will regrade, and report it if it happens again.")
             return
         if verdict["verdict"] != "pass":
-            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).class_kind == "store")
+            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).class_kind)
             lane = verdict.get("lane") or javacheck.swimlane(verdict)
             if lane and lane.steps:  # a class that never loaded has no schedule to draw
                 lane.title = f"your {cls.rpartition('.')[2]} under {checker}"

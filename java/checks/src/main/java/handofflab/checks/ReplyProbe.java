@@ -142,7 +142,8 @@ public final class ReplyProbe {
     /**
      * Waits for the service thread's {@code n}-th call; whenever it waits for a reply, the writer sends the oldest
      * reply still out. False if it still waits with every reply out. It waits for a reply when, inside the call, it
-     * is parked in a future or a monitor's wait, or has not returned for SPIN_MS (a spin, or another way to wait).
+     * is parked in a future, a monitor's wait or a nap (sleep), or has not returned for SPIN_MS (a spin, or another
+     * way to wait).
      * A call not yet begun gets no reply early: an early reply would hide a buffer given back before it.
      */
     private static boolean call(Future<?> f, int n, java.util.concurrent.atomic.AtomicInteger started, Thread service,
@@ -177,7 +178,8 @@ public final class ReplyProbe {
         }
         for (StackTraceElement e : t.getStackTrace()) {
             if (e.getClassName().startsWith("java.util.concurrent.CompletableFuture")
-                    || e.getClassName().equals("java.lang.Object") && e.getMethodName().equals("wait")) {
+                    || e.getClassName().equals("java.lang.Object") && e.getMethodName().equals("wait")
+                    || e.getClassName().equals("java.lang.Thread") && e.getMethodName().equals("sleep")) {
                 return true;
             }
         }

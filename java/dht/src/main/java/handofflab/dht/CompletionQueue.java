@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
  * time waiting). One thread, the service thread, calls both methods.
  *
  * <p>An implementation has a public constructor {@code (int depth, Pool pool)}. The kit's is
- * {@link DepthQueue}; the catalog lists buggy ones, each with the verdict the reply probe
+ * {@code DepthQueue}; the catalog lists buggy ones, each with the verdict the reply probe
  * (java/checks ReplyProbe) must give it, and the DHT lab's submissions implement this interface.
  */
 public interface CompletionQueue {

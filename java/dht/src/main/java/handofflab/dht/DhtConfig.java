@@ -31,7 +31,7 @@ public final class DhtConfig {
     public DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,
                      int maxRequest, int buffers, int completionQueue, double connectSeconds, boolean rawPut) {
         this(id, peers, width, bucket, initialSlots, maxSlots, maxRequest, buffers, completionQueue, connectSeconds, rawPut,
-                DepthQueue.class.getSimpleName());
+                "DepthQueue");   // by name: a student copy of the kit leaves DepthQueue out (the DHT lab's answer)
     }
 
     private DhtConfig(int id, List<InetSocketAddress> peers, int width, int bucket, int initialSlots, int maxSlots,

@@ -17,7 +17,7 @@ import java.util.Locale;
  * <li>{@code --values V}: values each inserting process stores; {@code --n}: values per request
  *     (the request size); {@code --L}: requests initiated before each HASH_Wait (the blocking
  *     factor); {@code --q}: the targets' completion-queue depth; {@code --completions CLASS}: the
- *     targets' {@link CompletionQueue} (default {@link DepthQueue}; a lab's submission by its full
+ *     targets' {@link CompletionQueue} (default {@code DepthQueue}; a lab's submission by its full
  *     name).</li>
  * </ul>
  *

@@ -32,7 +32,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  *     its time): a <b>completion queue</b> of depth q, where the service thread leaves each request's
  *     state and waits only for the oldest, and only when more than q are in flight. q = 0 is the
  *     waiting the paper measured. The queue is a {@link CompletionQueue}: the kit's
- *     {@link DepthQueue}, a buggy one of the catalog, or a lab's submission.</li>
+ *     {@code DepthQueue}, a buggy one of the catalog, or a lab's submission.</li>
  * </ul>
  *
  * Process 0's service thread also holds the collective barrier of HASH_Flush: it answers the p
