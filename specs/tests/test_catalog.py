@@ -88,4 +88,4 @@ def test_a_collection_list_claiming_a_handoff_checker_is_named(tmp_path):
     # a collection list is a set: stress and JPF drive handoffs, so a claim for them cannot be checked
     problem = _broken(tmp_path, 'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"',
                       'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"\nstress = "pass"')
-    assert "is a collection class of the calendar store with a claim for stress, which does not check it" in problem
+    assert "is a collection class with a claim for stress, which does not check it" in problem
