@@ -42,8 +42,8 @@ def score(ctx: Context) -> None:
         rows += _rounds(ctx, x["runs"] + 1, 2 * x["runs"], yours_first=False)
     table = _table(rows)
     timed_out = [r for r in rows if r["timed_out"]]
+    failed = [r for r in rows if r["queue"] == "yours" and not r["ok"] and not r["timed_out"]]
     for spec, result in tests:
-        failed = [r for r in rows if r["queue"] == "yours" and not r["ok"] and not r["timed_out"]]
         if timed_out and not failed:
             result.pending = True
             result.output = (f"Not graded: a run took longer than {budgets.DHT_SECONDS} s with every finished run "

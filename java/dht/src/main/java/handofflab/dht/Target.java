@@ -359,9 +359,10 @@ final class Target implements Closeable {
             default:
                 done = table.delete(m.key, m.n, m.buffer);
         }
-        long t = System.nanoTime();
+        CompletableFuture<Void> sent = send(m, done, status);
+        long t = System.nanoTime();   // from here: the time the queue holds the service thread, its waits above all
         handed++;
-        completions.completed(m.buffer, send(m, done, status));  // the buffer goes back once the reply is out
+        completions.completed(m.buffer, sent);  // the buffer goes back once the reply is out
         synchronized (this) {
             waitedNanos += System.nanoTime() - t;
         }
