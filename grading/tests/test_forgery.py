@@ -57,6 +57,23 @@ def test_a_handoff_that_writes_the_servers_results_is_refused(tmp_path):
     assert g.score == 0 and "`java.nio.file.Files" in g.problem, g.report()
 
 
+def test_a_completion_queue_that_prints_a_results_line_is_refused(tmp_path):
+    """The DHT lab's forgery: each process's standard output is the JSON line the grader reads, so a queue
+    that printed a line of its own (a fast time, nothing wrong) could claim the efficiency marks."""
+    src = (SAMPLES / "dht" / "naps_while_waiting" / "StudentCompletionQueue.java").read_text()
+    forged = src.replace("    @Override\n    public void idle()", (
+        "    static {\n        Thread t = new Thread(() -> {\n            while (true) {\n"
+        "                System.out.println(\"{\\\"id\\\": 0, \\\"wrong\\\": 0, \\\"barrier_us_per_value\\\": [1, 1, 1]}\");\n"
+        "                Thread.onSpinWait();\n            }\n        });\n        t.setDaemon(true);\n        t.start();\n    }\n\n"
+        "    @Override\n    public void idle()"), 1)
+    assert forged != src
+    sub = tmp_path / "forged"
+    sub.mkdir()
+    (sub / "StudentCompletionQueue.java").write_text(forged)
+    g = grader.grade("dht", sub, tmp_path / "out")
+    assert g.score == 0 and "`java.lang.System.out" in g.problem, g.report()
+
+
 def test_a_do_nothing_buffer_earns_what_it_does_nothing(tmp_path):
     folder = tmp_path / "nothing"
     folder.mkdir()
