@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * {@code java handofflab.dht.DhtMain --id I --peers host:port,... [options]}: one process of a
@@ -32,43 +33,32 @@ public final class DhtMain {
     }
 
     public static void main(String[] args) throws Exception {
-        int id = -1, values = 10_000, n = 1, blocking = 100, q = 4, maxRequest = 256, maxSlots = 1 << 22;
-        String peers = null, pattern = "n-n", completions = null;
-        double connect = 30;
-        boolean rawPut = false;
+        int id, values, n, blocking, q, maxRequest, maxSlots;
+        String peers, pattern, completions;
+        double connect;
+        boolean rawPut;
         try {
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--raw-put")) {
-                    rawPut = true;
-                    continue;
-                }
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException(a + " needs a value");
-                }
-                String v = args[++i];
-                switch (a) {
-                    case "--id": id = Integer.parseInt(v); break;
-                    case "--peers": peers = v; break;
-                    case "--pattern": pattern = v; break;
-                    case "--values": values = Integer.parseInt(v); break;
-                    case "--n": n = Integer.parseInt(v); break;
-                    case "--L": blocking = Integer.parseInt(v); break;
-                    case "--q": q = Integer.parseInt(v); break;
-                    case "--max-request": maxRequest = Integer.parseInt(v); break;
-                    case "--max-slots": maxSlots = Integer.parseInt(v); break;
-                    case "--connect-seconds": connect = Double.parseDouble(v); break;
-                    case "--completions": completions = v; break;
-                    default: throw new IllegalArgumentException("unknown option " + a);
-                }
-            }
+            Args a = new Args(args, Set.of("--id", "--peers", "--pattern", "--values", "--n", "--L", "--q", "--max-request",
+                    "--max-slots", "--connect-seconds", "--completions"), Set.of("--raw-put"));
+            id = a.integer("--id", -1);
+            peers = a.text("--peers", null);
+            pattern = a.text("--pattern", "n-n");
+            values = a.integer("--values", 10_000);
+            n = a.integer("--n", 1);
+            blocking = a.integer("--L", 100);
+            q = a.integer("--q", 4);
+            maxRequest = a.integer("--max-request", 256);
+            maxSlots = a.integer("--max-slots", 1 << 22);
+            connect = a.decimal("--connect-seconds", 30);
+            completions = a.text("--completions", null);
+            rawPut = a.flag("--raw-put");
             if (peers == null || id < 0) {
                 throw new IllegalArgumentException("--id and --peers are required");
             }
-            if (!List.of("n-n", "1-n", "n-1").contains(pattern) || values < 0 || n < 1 || blocking < 1) {
-                throw new IllegalArgumentException("need --pattern n-n, 1-n or n-1, --values >= 0, --n >= 1, --L >= 1");
+            if (!List.of("n-n", "1-n", "n-1").contains(pattern) || values < 0 || n < 1 || blocking < 1 || maxSlots < 1) {
+                throw new IllegalArgumentException("need --pattern n-n, 1-n or n-1, --values >= 0, --n >= 1, --L >= 1, --max-slots >= 1");
             }
-        } catch (IllegalArgumentException e) {  // NumberFormatException included
+        } catch (IllegalArgumentException e) {
             System.err.println("dht: " + e.getMessage() + "\nusage: DhtMain --id I --peers host:port,host:port,... "
                     + "[--pattern n-n|1-n|n-1] [--values V] [--n N] [--L L] [--q Q] [--max-request M] [--max-slots S] "
                     + "[--completions CLASS] [--raw-put]");
@@ -78,7 +68,7 @@ public final class DhtMain {
         DhtConfig config;
         try {
             List<java.net.InetSocketAddress> list = DhtConfig.parsePeers(peers);
-            config = new DhtConfig(id, list, 2, 8, 1024, maxSlots, maxRequest, q + 4, q, connect, rawPut);
+            config = new DhtConfig(id, list, 2, 8, Math.min(1024, maxSlots), maxSlots, maxRequest, q + 4, q, connect, rawPut);
             if (completions != null) {
                 config = config.withCompletions(completions);
             }

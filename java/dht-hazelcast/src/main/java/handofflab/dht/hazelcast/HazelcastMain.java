@@ -9,10 +9,12 @@ import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.partition.PartitionAwareKey;
+import handofflab.dht.Args;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -38,22 +40,17 @@ public final class HazelcastMain {
     }
 
     public static void main(String[] args) throws Exception {
-        int id = -1, values = 10_000, n = 1, blocking = 100;
-        String peers = null, pattern = "n-n";
+        int id, values, n, blocking;
+        String peers, pattern;
         try {
-            for (int i = 0; i + 1 < args.length; i += 2) {
-                String v = args[i + 1];
-                switch (args[i]) {
-                    case "--id": id = Integer.parseInt(v); break;
-                    case "--peers": peers = v; break;
-                    case "--pattern": pattern = v; break;
-                    case "--values": values = Integer.parseInt(v); break;
-                    case "--n": n = Integer.parseInt(v); break;
-                    case "--L": blocking = Integer.parseInt(v); break;
-                    default: throw new IllegalArgumentException("unknown option " + args[i]);
-                }
-            }
-            if (args.length % 2 != 0 || peers == null || id < 0 || id >= peers.split(",").length
+            Args a = new Args(args, Set.of("--id", "--peers", "--pattern", "--values", "--n", "--L"), Set.of());
+            id = a.integer("--id", -1);
+            peers = a.text("--peers", null);
+            pattern = a.text("--pattern", "n-n");
+            values = a.integer("--values", 10_000);
+            n = a.integer("--n", 1);
+            blocking = a.integer("--L", 100);
+            if (peers == null || id < 0 || id >= peers.split(",").length
                     || !List.of("n-n", "1-n", "n-1").contains(pattern) || n < 1 || blocking < 1 || values < 0) {
                 throw new IllegalArgumentException("need --id (0..p-1), --peers host:port,..., --pattern n-n|1-n|n-1, "
                         + "--n >= 1, --L >= 1, --values >= 0");
