@@ -9,6 +9,10 @@ p separate JVM processes on loopback.
 - **The randomised study** (their Sec. 4): N-N runs with random request size n in 1..8 and blocking
   factor L, at q on and off; per run, the paper's variability (largest process time minus the mean,
   over the mean); Kruskal-Wallis across the values of L, per phase and kind of time (their Table 2).
+- **The matrix scatter** (their Sec. 2.1 and Table 1): process 0 sends the rows of a sparse matrix
+  to their processes through the kit's table and through a blocking send/receive baseline, on
+  matrices the kit makes with the sizes and non-zeros of Table 1's; the ratio of their barrier times
+  per non-zero, against the matrix's size, beside the paper's.
 
 CSV, summary and plots in results/bench/dht/. Benchmarks are measurements, not tests: nothing here
 passes or fails on a time. Every run still checks that each value was stored, found and deleted
@@ -18,7 +22,7 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from handofflab import dht, paths
@@ -39,10 +43,13 @@ class Plan:
     q: int                       # the queue depth "on" (the paper: 128, for its 200 buffers)
     study_runs: int              # randomised runs per queue depth
     study_ls: tuple[int, ...]    # blocking factors the study draws from (the paper: 1 and 10, 20, ..., 200)
+    matrices: tuple[str, ...]    # Table 1's matrices to scatter (made by the kit with their shapes)
 
 
-QUICK = Plan(values=3_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 200))        # about 4 minutes on 2 cores
-FULL = Plan(values=20_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)))  # the paper's 21 values of L
+QUICK = Plan(values=3_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 200),        # about 5 minutes on 2 cores
+             matrices=("impcol_b", "jpwh_991", "memplus", "bcsstk17"))
+FULL = Plan(values=20_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)),  # the paper's 21 values of L
+            matrices=tuple(m[0] for m in dht.TABLE1))
 IMPLS = ("dht", "raw-put", "hazelcast")      # the patterns' implementations; the kit's table runs at q and at 0
 
 
@@ -58,7 +65,7 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
     if reps is not None:
         if reps < 2:
             raise LabError(f"--reps must be at least 2, got {reps}", "use 3 or more: a median needs several runs")
-        plan = Plan(plan.values, reps, plan.q, plan.study_runs, plan.study_ls)
+        plan = replace(plan, reps=reps)
     p = processes()
     impls = [(impl, q) for impl in IMPLS for q in ((plan.q, 0) if impl == "dht" else (0,))]
     OUT.mkdir(parents=True, exist_ok=True)
@@ -66,10 +73,12 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
         old.unlink()
     rng = random.Random(2004)
     study = [(q, rng.choice(plan.study_ls), rng.randint(1, 8)) for q in (plan.q, 0) for _ in range(plan.study_runs)]
-    total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study)
+    scatters = len(plan.matrices) * len(dht.SCATTER_IMPLS) * plan.reps
+    total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + scatters
     heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
-            f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process")
-    rows = []
+            f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
+            f"{scatters} matrix scatters")
+    rows, scattered = [], []
     with progress() as bar:
         task = bar.add_task("patterns", total=total)
         for rep in range(plan.reps):             # interleaved: each rep runs every point once
@@ -84,18 +93,29 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
             for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q):
                 rows += _rows(r, "study", i)
             bar.advance(task)
+        for rep in range(plan.reps):
+            for matrix in plan.matrices:
+                for impl in dht.SCATTER_IMPLS:
+                    bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
+                    scattered.append({"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q)})
+                    bar.advance(task)
     df = pd.DataFrame(rows)
     df.to_csv(OUT / "raw.csv", index=False)
     summary, variability, tests = analyze(df)
     summary.to_csv(OUT / "summary.csv", index=False)
     variability.to_csv(OUT / "variability.csv", index=False)
     tests.to_csv(OUT / "tests.csv", index=False)
-    (OUT / "summary.md").write_text(report(summary, tests, p, plan))
+    sc = pd.DataFrame(scattered)
+    sc.to_csv(OUT / "scatter_raw.csv", index=False)
+    scatter_table, correlation = analyze_scatter(sc)
+    scatter_table.to_csv(OUT / "scatter.csv", index=False)
+    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + scatter_report(scatter_table, correlation, p, plan))
     info((OUT / "summary.md").read_text())
     save(patterns_figure(summary), OUT / "dht_patterns.png")
     save(variability_figure(variability), OUT / "dht_variability.png")
-    ok(f"results in {OUT}: raw.csv, summary.csv, variability.csv, tests.csv, summary.md, dht_patterns.png, "
-       "dht_variability.png")
+    save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
+    ok(f"results in {OUT}: raw.csv, summary.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
+       "dht_patterns.png, dht_variability.png, dht_scatter.png")
     return OUT
 
 
@@ -201,4 +221,60 @@ def variability_figure(variability):
         ax.set_title(f"{phase}s")
         ax.legend(fontsize=8)
     fig.suptitle("Does the blocking factor L reduce the spread of the processes' times?")
+    return fig
+
+
+def analyze_scatter(sc):
+    """Per matrix: the median barrier time per non-zero of each implementation, their ratio (the kit's
+    table over send/receive) and the paper's; and Spearman's rank correlation of each ratio with the
+    number of non-zeros (the paper's caption: the threads' relative cost falls as the matrix grows)."""
+    import pandas as pd
+    from scipy import stats
+
+    med = sc.pivot_table(index=["matrix", "nonzeros", "rows", "longest_row"], columns="impl",
+                         values="barrier_us_per_nonzero", aggfunc="median").reset_index()
+    med["runs"] = sc.groupby("matrix").run.nunique().reindex(med.matrix).to_numpy()
+    med["ratio"] = med["dht"] / med["send-recv"]
+    paper = {name: cse / mpi for name, _, _, cse, mpi in dht.TABLE1}
+    med["paper_ratio"] = med.matrix.map(paper)
+    med = med.sort_values("nonzeros", ascending=False).reset_index(drop=True)
+    correlation = {}
+    for col in ("ratio", "paper_ratio"):
+        if len(med) >= 3:
+            rho, p = stats.spearmanr(med.nonzeros, med[col])
+            correlation[col] = (float(rho), float(p))
+    return med, correlation
+
+
+def scatter_report(table, correlation, p: int, plan: Plan) -> str:
+    lines = ["", f"Matrix scatter (the paper's Figs. 1-2): process 0 of {p} sends row i to process i % p, L = 100, "
+             f"q = {plan.q}. The matrices are made by the kit with the sizes and non-zeros of the paper's Table 1 "
+             "(not the MatrixMarket matrices). Barrier time per non-zero, µs, median of the runs; ratio: the kit's "
+             "table over blocking send/receive, from the same run; the paper's ratio from its Table 1.", "",
+             "| matrix | rows | non-zeros | longest row | runs | table | send/recv | ratio | paper's ratio |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for _, r in table.iterrows():
+        lines.append(f"| {r.matrix} | {r.rows} | {r.nonzeros} | {r.longest_row} | {r.runs} | {r['dht']:.3f} | "
+                     f"{r['send-recv']:.3f} | {r.ratio:.2f} | {r.paper_ratio:.2f} |")
+    for col, who in (("ratio", "this run"), ("paper_ratio", "the paper")):
+        if col in correlation:
+            rho, pv = correlation[col]
+            lines.append(f"\nSpearman rho(non-zeros, ratio), {who}: {rho:.2f} (p = {pv:.3g}, {len(table)} matrices)")
+    return "\n".join(lines) + "\n"
+
+
+def scatter_figure(table, correlation):
+    """Table 1 as a picture: the threads' relative cost against the matrix's size, the kit's and the paper's."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4.5))
+    ax = fig.subplots()
+    for col, label, marker in (("ratio", "this run (kit's table / send-recv)", "o"), ("paper_ratio", "the paper (CSE_Hash / MPI)", "s")):
+        rho = f", Spearman rho {correlation[col][0]:.2f}" if col in correlation else ""
+        ax.semilogx(table.nonzeros, table[col], marker, label=label + rho)
+    ax.axhline(1, color="gray", lw=1)
+    ax.set_xlabel("non-zeros of the matrix")
+    ax.set_ylabel("barrier time per non-zero, ratio to send/receive")
+    ax.set_title("Matrix scatter: does the table's relative cost fall as the matrix grows?")
+    ax.legend(fontsize=8)
     return fig

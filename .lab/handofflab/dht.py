@@ -42,11 +42,49 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
     else:
         main, cp = "handofflab.dht.DhtMain", javabuild.classpath("dht")
         extra = ["--q", str(q), *(["--raw-put"] if impl == "raw-put" else [])]
+    return _processes(p, main, cp, ["--pattern", pattern, "--values", str(values), "--n", str(n), "--L", str(blocking),
+                                    *extra], timeout, f"the DHT run ({p} processes, {pattern}, {values} values)")
+
+
+# The matrices of the paper's Table 1 (MatrixMarket names): size, non-zeros, and the paper's barrier
+# times per non-zero (µs) through CSE_Hash and through blocking MPI send/receive, on its IBM SP.
+TABLE1 = (("s3dkq4m2", 90449, 2455670, 61.1341, 58.7964), ("e40r5000", 17281, 553956, 212.198, 208.536),
+          ("e40r0000", 17281, 553956, 210.793, 209.767), ("af23560", 23560, 484256, 163.266, 158.122),
+          ("bcsstk17", 10974, 219812, 41.7125, 41.614), ("fidapm29", 13668, 186294, 6.84031, 5.32564),
+          ("bcsstk25", 15439, 133840, 316.992, 305.686), ("memplus", 17758, 126150, 16.1653, 16.9388),
+          ("bcsstk18", 11948, 80519, 370.815, 357.013), ("tols4000", 4000, 8784, 26.9704, 18.3502),
+          ("bwm2000", 2000, 7996, 31.4562, 26.4441), ("west2021", 2021, 7353, 66.5721, 53.1782),
+          ("jpwh_991", 991, 6027, 39.5261, 27.4571), ("tols2000", 2000, 5184, 27.0639, 7.02411),
+          ("cdde6", 961, 4681, 23.7996, 14.031), ("fs_541_4", 541, 4285, 26.5981, 18.6019),
+          ("impcol_d", 425, 1339, 52.7199, 14.5668), ("impcol_a", 207, 572, 45.6399, 14.8374),
+          ("impcol_c", 137, 411, 79.8248, 9.08759), ("impcol_b", 59, 312, 53.6058, 20.1987))
+SCATTER_IMPLS = ("dht", "send-recv")   # the kit's table, and the paper's blocking send/receive baseline
+
+
+def scatter(matrix: str, p: int = 3, impl: str = "dht", blocking: int = 100, q: int = 4, timeout: float = 300) -> dict:
+    """The paper's matrix scatter (Figs. 1-2) of a matrix the kit makes with the size and non-zeros of
+    Table 1's `matrix` (the same matrix in every run): process 0 reads it, then sends row i to process
+    i % p. Process 0's JSON line (its times per non-zero), once every process has checked that it holds
+    its rows exactly once."""
+    shape = {name: (size, nnz) for name, size, nnz, _, _ in TABLE1}
+    if matrix not in shape:
+        raise LabError(f"no matrix '{matrix}' in the paper's Table 1", f"use one of {', '.join(shape)}")
+    if impl not in SCATTER_IMPLS:
+        raise LabError(f"no scatter implementation '{impl}'", f"use one of {', '.join(SCATTER_IMPLS)}")
+    size, nnz = shape[matrix]
+    rows = _processes(p, "handofflab.dht.ScatterMain", javabuild.classpath("dht"),
+                      ["--rows", str(size), "--nonzeros", str(nnz), "--seed", str(sum(map(ord, matrix))),
+                       "--impl", impl, "--L", str(blocking), "--q", str(q)],
+                      timeout, f"the scatter of {matrix} ({p} processes, {impl})")
+    return {"matrix": matrix, **rows[0]}
+
+
+def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what: str) -> list[dict]:
+    """Starts p JVMs of `main` on loopback ports, process i with --id i; their JSON lines, by id. An
+    error naming each process that failed; a port another program took meanwhile is chosen again."""
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
         peers = ",".join(f"127.0.0.1:{port}" for port in free_ports(p))
-        procs = [subprocess.Popen(["java", "-Xmx512m", "-cp", cp, main, "--id", str(i),
-                                   "--peers", peers, "--pattern", pattern, "--values", str(values), "--n", str(n),
-                                   "--L", str(blocking), *extra],
+        procs = [subprocess.Popen(["java", "-Xmx512m", "-cp", cp, main, "--id", str(i), "--peers", peers, *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(p)]
         deadline = time.monotonic() + timeout
         outs = []
@@ -55,17 +93,17 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
                 out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
                 outs.append((proc.returncode, out, err))
         except subprocess.TimeoutExpired:
-            raise LabError(f"the DHT run ({p} processes, {pattern}, {values} values) ran past {timeout:.0f} s",
-                           "run it with fewer values, or look for a process that hangs (jstack its pid)")
+            raise LabError(f"{what} ran past {timeout:.0f} s",
+                           "run it smaller, or look for a process that hangs (jstack its pid)")
         finally:
             for proc in procs:
                 proc.kill()
         if any("cannot listen on" in err or "Address already in use" in err for _, _, err in outs) and attempt < 2:
             continue
-        failed = [f"process {i} exit {code}: " + (_wrong(out) if code == 1 else (err.strip().splitlines() or [""])[-1])
+        failed = [f"process {i} exit {code}: " + (_wrong(out) if code == 1 and out.strip() else (err.strip().splitlines() or [""])[-1])
                   for i, (code, out, err) in enumerate(outs) if code != 0]
         if failed:
-            raise LabError("the DHT run failed: " + "; ".join(failed), "the message names the process and what went wrong")
+            raise LabError(f"{what} failed: " + "; ".join(failed), "the message names the process and what went wrong")
         return [json.loads(out.strip().splitlines()[-1]) for _, out, _ in outs]
     raise AssertionError("unreachable")
 

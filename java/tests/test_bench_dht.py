@@ -10,7 +10,8 @@ from handofflab.console import LabError
 
 
 def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
-    monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100)))
+    monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100),
+                                                              matrices=("impcol_b", "jpwh_991")))
     monkeypatch.setattr(bench_dht, "IMPLS", ("dht", "raw-put"))  # Hazelcast's cluster: its own test below
     out = bench_dht.run("quick")
     raw = pd.read_csv(out / "raw.csv")
@@ -30,9 +31,19 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
     assert set(study.q) == {0, 4} and set(study.L) <= {1, 100} and study.n.between(1, 8).all()
     tests = pd.read_csv(out / "tests.csv")
     assert len(tests) > 0 and tests.p.between(0, 1).all() and set(tests.kind) <= {"init", "completion", "barrier"}
-    for png in ("dht_patterns.png", "dht_variability.png"):
+    # the scatter: each matrix through both implementations in every run, with Table 1's shape
+    sc = pd.read_csv(out / "scatter_raw.csv")
+    assert len(sc) == 2 * 2 * 2 and set(sc.impl) == {"dht", "send-recv"} and (sc.wrong == 0).all()
+    assert set(zip(sc.matrix, sc.rows, sc.nonzeros)) == {("impcol_b", 59, 312), ("jpwh_991", 991, 6027)}
+    assert (sc.barrier_us_per_nonzero > 0).all() and (sc.barrier_us_per_nonzero >= sc.completion_us_per_nonzero).all()
+    table = pd.read_csv(out / "scatter.csv")
+    assert list(table.matrix) == ["jpwh_991", "impcol_b"] and (table.runs == 2).all()
+    assert (table.ratio == table["dht"] / table["send-recv"]).all()
+    assert table.paper_ratio.round(3).tolist() == [round(39.5261 / 27.4571, 3), round(53.6058 / 20.1987, 3)]
+    for png in ("dht_patterns.png", "dht_variability.png", "dht_scatter.png"):
         assert (out / png).stat().st_size > 10_000
-    assert "ratio to raw put" in (out / "summary.md").read_text()
+    text = (out / "summary.md").read_text()
+    assert "ratio to raw put" in text and "| impcol_b | 59 | 312 |" in text and "made by the kit" in text
 
 
 def test_the_same_workload_runs_on_a_hazelcast_cluster_of_separate_processes():
@@ -56,3 +67,16 @@ def test_bad_options_are_named():
         dht.run(pattern="n-2")
     with pytest.raises(LabError, match="no implementation 'redis'"):
         dht.run(impl="redis")
+    with pytest.raises(LabError, match="no matrix 'lena' in the paper's Table 1"):
+        dht.scatter("lena")
+    with pytest.raises(LabError, match="no scatter implementation 'mpi'"):
+        dht.scatter("impcol_b", impl="mpi")
+
+
+@pytest.mark.parametrize("impl", dht.SCATTER_IMPLS)
+def test_a_scatter_whose_table_fills_names_the_process_and_the_remedy(impl):
+    """Process 0 cannot hold the matrix: it says so and how to fix it, and the others end at once saying why."""
+    with pytest.raises(LabError, match=r"process 0 exit 3: .*table is full after \d+ values; start it with a larger --max-slots"
+                                       r"; process 1 exit 3: .*process 0 (ended|closed)"):
+        dht._processes(3, "handofflab.dht.ScatterMain", dht.javabuild.classpath("dht"),
+                       ["--rows", "2000", "--nonzeros", "7996", "--impl", impl, "--max-slots", "64"], 60, "a scatter")
