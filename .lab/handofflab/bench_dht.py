@@ -7,7 +7,8 @@ p separate JVM processes on loopback.
   Hazelcast's IMap as a cluster of the same processes; all in the same run, interleaved rep by
   rep. Ratios are to the raw put's median from the same run.
 - **The randomised study** (their Sec. 4): N-N runs with random request size n in 1..8 and blocking
-  factor L, at q on and off; per run, the paper's variability (largest process time minus the mean,
+  factor L, at q on and off; every L drawn equally often, in random order (the paper drew L at random
+  and was left with 4 runs for L = 130, too few to test, so the kit balances the draw); per run, the paper's variability (largest process time minus the mean,
   over the mean); Kruskal-Wallis across the values of L, per phase and kind of time (their Table 2).
 - **The matrix scatter** (their Sec. 2.1 and Table 1): process 0 sends the rows of a sparse matrix
   to their processes through the kit's table and through a blocking send/receive baseline, on
@@ -41,7 +42,7 @@ class Plan:
     values: int                  # values each inserting process stores per run
     reps: int                    # runs per (pattern, implementation)
     q: int                       # the queue depth "on" (the paper: 128, for its 200 buffers)
-    study_runs: int              # randomised runs per queue depth
+    study_runs: int              # randomised runs per queue depth (a multiple of len(study_ls) balances them)
     study_ls: tuple[int, ...]    # blocking factors the study draws from (the paper: 1 and 10, 20, ..., 200)
     matrices: tuple[str, ...]    # Table 1's matrices to scatter (made by the kit with their shapes)
 
@@ -71,8 +72,7 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*"):
         old.unlink()
-    rng = random.Random(2004)
-    study = [(q, rng.choice(plan.study_ls), rng.randint(1, 8)) for q in (plan.q, 0) for _ in range(plan.study_runs)]
+    study = study_design(plan)
     scatters = len(plan.matrices) * len(dht.SCATTER_IMPLS) * plan.reps
     total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + scatters
     heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
@@ -117,6 +117,18 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
     ok(f"results in {OUT}: raw.csv, summary.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
        "dht_patterns.png, dht_variability.png, dht_scatter.png")
     return OUT
+
+
+def study_design(plan: Plan, seed: int = 2004) -> list[tuple[int, int, int]]:
+    """The randomised study's runs, (q, L, n): per queue depth, each L equally often (as near as
+    study_runs allows), shuffled, each with a random request size n in 1..8."""
+    rng = random.Random(seed)
+    design = []
+    for q in (plan.q, 0):
+        ls = [plan.study_ls[i % len(plan.study_ls)] for i in range(plan.study_runs)]
+        rng.shuffle(ls)
+        design += [(q, blocking, rng.randint(1, 8)) for blocking in ls]
+    return design
 
 
 def _rows(r: dict, part: str, run: int) -> list[dict]:

@@ -28,7 +28,7 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
     assert set(kit.impl) == {"dht q=4", "dht q=0"}
     assert (kit.ratio_to_raw_put == kit.completion_us / kit.raw_put_us).all()
     study = raw[raw.part == "study"]
-    assert set(study.q) == {0, 4} and set(study.L) <= {1, 100} and study.n.between(1, 8).all()
+    assert set(study.q) == {0, 4} and set(study.L) == {1, 100} and study.n.between(1, 8).all()
     tests = pd.read_csv(out / "tests.csv")
     assert len(tests) > 0 and tests.p.between(0, 1).all() and set(tests.kind) <= {"init", "completion", "barrier"}
     # the scatter: each matrix through both implementations in every run, with Table 1's shape
@@ -58,6 +58,18 @@ def test_a_process_that_found_a_wrong_value_is_named_with_what_it_found():
     line = '{"id": 1, "wrong": 2, "first_wrong": "find of key 7 returned other values than inserted"}'
     assert dht._wrong(line) == "2 value(s) lost, duplicated or changed, first: find of key 7 returned other values than inserted"
     assert dht._wrong("no json").startswith("it printed no result")
+
+
+def test_the_study_draws_every_blocking_factor_equally_often_in_random_order():
+    """Kruskal-Wallis needs enough runs in every group: the paper's random draw left L = 130 with 4 of 200."""
+    design = bench_dht.study_design(bench_dht.FULL)
+    for q in (bench_dht.FULL.q, 0):
+        ls = [blocking for dq, blocking, _ in design if dq == q]
+        assert len(ls) == bench_dht.FULL.study_runs
+        assert {ls.count(x) for x in bench_dht.FULL.study_ls} == {5}      # 105 runs, 21 values of L
+        assert ls != sorted(ls)
+    assert {n for _, _, n in design} == set(range(1, 9))
+    assert design == bench_dht.study_design(bench_dht.FULL)                # the same draw every time
 
 
 def test_bad_options_are_named():
