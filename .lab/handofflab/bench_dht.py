@@ -59,7 +59,7 @@ def processes() -> int:
     return max(3, os.cpu_count() or 1)
 
 
-def run(mode: str = "quick", reps: int | None = None) -> Path:
+def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = None) -> Path:
     import pandas as pd
 
     plan = QUICK if mode == "quick" else FULL
@@ -74,6 +74,9 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
         old.unlink()
     study = study_design(plan)
     scatters = len(plan.matrices) * len(dht.SCATTER_IMPLS) * plan.reps
+    missing = [m for m in plan.matrices if matrices and not (matrices / f"{m}.mtx").is_file()]
+    if missing:
+        info(f"no {', '.join(m + '.mtx' for m in missing)} in {matrices}: the kit makes those matrices, with their sizes")
     total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + scatters
     heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
             f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
@@ -97,7 +100,7 @@ def run(mode: str = "quick", reps: int | None = None) -> Path:
             for matrix in plan.matrices:
                 for impl in dht.SCATTER_IMPLS:
                     bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
-                    scattered.append({"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q)})
+                    scattered.append({"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q, folder=matrices)})
                     bar.advance(task)
     df = pd.DataFrame(rows)
     df.to_csv(OUT / "raw.csv", index=False)
@@ -243,7 +246,7 @@ def analyze_scatter(sc):
     import pandas as pd
     from scipy import stats
 
-    med = sc.pivot_table(index=["matrix", "nonzeros", "rows", "longest_row"], columns="impl",
+    med = sc.pivot_table(index=["matrix", "source", "nonzeros", "rows", "longest_row"], columns="impl",
                          values="barrier_us_per_nonzero", aggfunc="median").reset_index()
     med["runs"] = sc.groupby("matrix").run.nunique().reindex(med.matrix).to_numpy()
     med["ratio"] = med["dht"] / med["send-recv"]
@@ -260,13 +263,13 @@ def analyze_scatter(sc):
 
 def scatter_report(table, correlation, p: int, plan: Plan) -> str:
     lines = ["", f"Matrix scatter (the paper's Figs. 1-2): process 0 of {p} sends row i to process i % p, L = 100, "
-             f"q = {plan.q}. The matrices are made by the kit with the sizes and non-zeros of the paper's Table 1 "
-             "(not the MatrixMarket matrices). Barrier time per non-zero, µs, median of the runs; ratio: the kit's "
+             f"q = {plan.q}. A matrix 'made by the kit' has the size and non-zeros of the paper's Table 1's, not its "
+             "entries; a 'MatrixMarket' one was read from the folder given with --matrices. Barrier time per non-zero, µs, median of the runs; ratio: the kit's "
              "table over blocking send/receive, from the same run; the paper's ratio from its Table 1.", "",
-             "| matrix | rows | non-zeros | longest row | runs | table | send/recv | ratio | paper's ratio |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| matrix | source | rows | non-zeros | longest row | runs | table | send/recv | ratio | paper's ratio |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for _, r in table.iterrows():
-        lines.append(f"| {r.matrix} | {r.rows} | {r.nonzeros} | {r.longest_row} | {r.runs} | {r['dht']:.3f} | "
+        lines.append(f"| {r.matrix} | {r.source} | {r.rows} | {r.nonzeros} | {r.longest_row} | {r.runs} | {r['dht']:.3f} | "
                      f"{r['send-recv']:.3f} | {r.ratio:.2f} | {r.paper_ratio:.2f} |")
     for col, who in (("ratio", "this run"), ("paper_ratio", "the paper")):
         if col in correlation:

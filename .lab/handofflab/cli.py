@@ -284,16 +284,19 @@ def bench_calendar(mode, reps, ns):
 
 @bench.command("dht")
 @click.option("--quick", "mode", flag_value="quick", default=True,
-              help="3 000 values per process, 3 runs per point, 40 randomised runs: about 4 minutes (default)")
-@click.option("--full", "mode", flag_value="full", help="20 000 values, 5 runs per point, 210 randomised runs, q = 128")
+              help="3 000 values per process, 3 runs per point, 40 randomised runs, 4 matrices: about 3 minutes (default)")
+@click.option("--full", "mode", flag_value="full",
+              help="20 000 values, 5 runs per point, 210 randomised runs, q = 128, Table 1's 20 matrices")
 @click.option("--reps", type=int, help="runs per point (default: the mode's)")
-def bench_dht(mode, reps):
+@click.option("--matrices", "matrices", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="a folder of MatrixMarket files (NAME.mtx, Table 1's names) to scatter instead of the kit's look-alikes")
+def bench_dht(mode, reps, matrices):
     """Malard & Stewart's micro-benchmarks on the kit's distributed table, one JVM per process on
     loopback: 1-N, N-N and N-1 at queue depth q and 0 against a raw one-sided put and a Hazelcast cluster
-    from the same run, then the randomised study of L with Kruskal-Wallis tests; CSV and plots in
-    results/bench/dht/."""
+    from the same run, then the randomised study of L with Kruskal-Wallis tests, then the matrix scatter
+    of their Table 1 against blocking send/receive; CSV and plots in results/bench/dht/."""
     from handofflab import bench_dht as mod
-    mod.run(mode, reps)
+    mod.run(mode, reps, matrices)
 
 
 @bench.command("heap")

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import time
 from contextlib import ExitStack
+from pathlib import Path
 
 from handofflab import javabuild
 from handofflab.console import LabError
@@ -61,22 +62,28 @@ TABLE1 = (("s3dkq4m2", 90449, 2455670, 61.1341, 58.7964), ("e40r5000", 17281, 55
 SCATTER_IMPLS = ("dht", "send-recv")   # the kit's table, and the paper's blocking send/receive baseline
 
 
-def scatter(matrix: str, p: int = 3, impl: str = "dht", blocking: int = 100, q: int = 4, timeout: float = 300) -> dict:
-    """The paper's matrix scatter (Figs. 1-2) of a matrix the kit makes with the size and non-zeros of
-    Table 1's `matrix` (the same matrix in every run): process 0 reads it, then sends row i to process
-    i % p. Process 0's JSON line (its times per non-zero), once every process has checked that it holds
-    its rows exactly once."""
+def scatter(matrix: str, p: int = 3, impl: str = "dht", blocking: int = 100, q: int = 4, timeout: float = 300,
+            folder: Path | None = None) -> dict:
+    """The paper's matrix scatter (Figs. 1-2) of Table 1's `matrix`: read from `folder`/`matrix`.mtx when
+    that MatrixMarket file is there, or else made by the kit with its size and non-zeros (the same
+    matrix in every run). Process 0 reads it, then sends row i to process i % p. Process 0's JSON line
+    (its times per non-zero) with the matrix's source, once every process has checked that it holds its
+    rows exactly once."""
     shape = {name: (size, nnz) for name, size, nnz, _, _ in TABLE1}
     if matrix not in shape:
         raise LabError(f"no matrix '{matrix}' in the paper's Table 1", f"use one of {', '.join(shape)}")
     if impl not in SCATTER_IMPLS:
         raise LabError(f"no scatter implementation '{impl}'", f"use one of {', '.join(SCATTER_IMPLS)}")
-    size, nnz = shape[matrix]
+    file = folder / f"{matrix}.mtx" if folder else None
+    if file and file.is_file():
+        source, what = "MatrixMarket", ["--matrix-file", str(file.resolve())]
+    else:
+        size, nnz = shape[matrix]
+        source, what = "made by the kit", ["--rows", str(size), "--nonzeros", str(nnz), "--seed", str(sum(map(ord, matrix)))]
     rows = _processes(p, "handofflab.dht.ScatterMain", javabuild.classpath("dht"),
-                      ["--rows", str(size), "--nonzeros", str(nnz), "--seed", str(sum(map(ord, matrix))),
-                       "--impl", impl, "--L", str(blocking), "--q", str(q)],
+                      [*what, "--impl", impl, "--L", str(blocking), "--q", str(q)],
                       timeout, f"the scatter of {matrix} ({p} processes, {impl})")
-    return {"matrix": matrix, **rows[0]}
+    return {"matrix": matrix, "source": source, **rows[0]}
 
 
 def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what: str) -> list[dict]:

@@ -9,11 +9,15 @@ from handofflab import bench_dht, dht
 from handofflab.console import LabError
 
 
-def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
+def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_path):
     monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100),
                                                               matrices=("impcol_b", "jpwh_991")))
     monkeypatch.setattr(bench_dht, "IMPLS", ("dht", "raw-put"))  # Hazelcast's cluster: its own test below
-    out = bench_dht.run("quick")
+    # a MatrixMarket file for one of the two matrices (a made-up one: the real files cannot be fetched here)
+    entries = [(i, i) for i in range(1, 60)] + [(i, (7 * i) % 59 + 1) for i in range(1, 42)]
+    (tmp_path / "impcol_b.mtx").write_text("%%MatrixMarket matrix coordinate real general\n59 59 100\n"
+                                           + "".join(f"{r} {c} {r / c:.3f}\n" for r, c in entries))
+    out = bench_dht.run("quick", matrices=tmp_path)
     raw = pd.read_csv(out / "raw.csv")
     p = bench_dht.processes()
     pat = raw[raw.part == "patterns"]
@@ -34,7 +38,8 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
     # the scatter: each matrix through both implementations in every run, with Table 1's shape
     sc = pd.read_csv(out / "scatter_raw.csv")
     assert len(sc) == 2 * 2 * 2 and set(sc.impl) == {"dht", "send-recv"} and (sc.wrong == 0).all()
-    assert set(zip(sc.matrix, sc.rows, sc.nonzeros)) == {("impcol_b", 59, 312), ("jpwh_991", 991, 6027)}
+    assert set(zip(sc.matrix, sc.source, sc.rows, sc.nonzeros)) == {("impcol_b", "MatrixMarket", 59, 100),
+                                                                   ("jpwh_991", "made by the kit", 991, 6027)}
     assert (sc.barrier_us_per_nonzero > 0).all() and (sc.barrier_us_per_nonzero >= sc.completion_us_per_nonzero).all()
     table = pd.read_csv(out / "scatter.csv")
     assert list(table.matrix) == ["jpwh_991", "impcol_b"] and (table.runs == 2).all()
@@ -43,7 +48,8 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch):
     for png in ("dht_patterns.png", "dht_variability.png", "dht_scatter.png"):
         assert (out / png).stat().st_size > 10_000
     text = (out / "summary.md").read_text()
-    assert "ratio to raw put" in text and "| impcol_b | 59 | 312 |" in text and "made by the kit" in text
+    assert "ratio to raw put" in text and "| impcol_b | MatrixMarket | 59 | 100 |" in text
+    assert "| jpwh_991 | made by the kit | 991 | 6027 |" in text
 
 
 def test_the_same_workload_runs_on_a_hazelcast_cluster_of_separate_processes():

@@ -46,11 +46,11 @@ public final class ScatterMain {
     public static void main(String[] args) throws Exception {
         int id, rows, nonzeros, blocking, q, maxSlots;
         long seed;
-        String peers, impl;
+        String peers, impl, file;
         double connect;
         try {
             Args a = new Args(args, Set.of("--id", "--peers", "--rows", "--nonzeros", "--seed", "--L", "--q", "--impl",
-                    "--max-slots", "--connect-seconds"), Set.of());
+                    "--max-slots", "--connect-seconds", "--matrix-file"), Set.of());
             id = a.integer("--id", -1);
             peers = a.text("--peers", null);
             rows = a.integer("--rows", 0);
@@ -61,23 +61,29 @@ public final class ScatterMain {
             impl = a.text("--impl", "dht");
             maxSlots = a.integer("--max-slots", 1 << 22);
             connect = a.decimal("--connect-seconds", 30);
-            if (peers == null || id < 0 || rows < 1 || nonzeros < rows) {
-                throw new IllegalArgumentException("need --id, --peers, --rows >= 1 and --nonzeros >= rows");
+            file = a.text("--matrix-file", null);
+            if (peers == null || id < 0 || (file == null && (rows < 1 || nonzeros < rows))) {
+                throw new IllegalArgumentException("need --id, --peers, and --matrix-file or --rows >= 1 and --nonzeros >= rows");
             }
             if (!List.of("dht", "send-recv").contains(impl) || blocking < 1 || q < 0 || maxSlots < 1) {
                 throw new IllegalArgumentException("need --impl dht or send-recv, --L >= 1, --q >= 0, --max-slots >= 1");
             }
         } catch (IllegalArgumentException e) {
-            System.err.println("scatter: " + e.getMessage() + "\nusage: ScatterMain --id I --peers host:port,... --rows R "
-                    + "--nonzeros Z [--seed S] [--impl dht|send-recv] [--L L] [--q Q] [--max-slots S]");
+            System.err.println("scatter: " + e.getMessage() + "\nusage: ScatterMain --id I --peers host:port,... "
+                    + "(--rows R --nonzeros Z [--seed S] | --matrix-file FILE.mtx) [--impl dht|send-recv] [--L L] [--q Q] [--max-slots S]");
             System.exit(2);
             return;
         }
-        SparseMatrix matrix = new SparseMatrix(rows, nonzeros, seed);
-        int m = matrix.longestRow();
+        SparseMatrix matrix;
         DhtConfig config;
         try {
-            config = new DhtConfig(id, DhtConfig.parsePeers(peers), 2, 8, Math.min(1024, maxSlots), maxSlots, m, q + 4, q, connect, false);
+            matrix = file != null ? SparseMatrix.read(java.nio.file.Path.of(file)) : new SparseMatrix(rows, nonzeros, seed);
+            config = new DhtConfig(id, DhtConfig.parsePeers(peers), 2, 8, Math.min(1024, maxSlots), maxSlots,
+                    Math.max(1, matrix.longestRow()), q + 4, q, connect, false);
+        } catch (java.io.IOException e) {
+            System.err.println("scatter: cannot read " + file + ": " + e);
+            System.exit(2);
+            return;
         } catch (IllegalArgumentException e) {
             System.err.println("scatter: " + e.getMessage());
             System.exit(2);
@@ -114,7 +120,7 @@ public final class ScatterMain {
             this.p = p;
             this.me = me;
             this.blocking = blocking;
-            this.m = matrix.longestRow();
+            this.m = Math.max(1, matrix.longestRow());   // a file's matrix may have no non-zero at all
         }
 
         /** Fig. 1: process 0 reads the matrix into its local table, one non-zero per insert (from memory, not a file). */
@@ -146,7 +152,9 @@ public final class ScatterMain {
                     if (target != 0) {
                         long s = System.nanoTime();
                         int n = table.delete(i, m, row);
-                        reqs.add(node.insert(target, i, n, Arrays.copyOf(row, 2 * n)));   // the paper's batch slice
+                        if (n > 0) {   // a file's matrix may have empty rows
+                            reqs.add(node.insert(target, i, n, Arrays.copyOf(row, 2 * n)));   // the paper's batch slice
+                        }
                         initiating += System.nanoTime() - s;
                     }
                     if (reqs.size() == blocking || (i == matrix.rows && !reqs.isEmpty())) {
@@ -191,6 +199,9 @@ public final class ScatterMain {
                             int target = i % p;
                             if (target != 0) {
                                 int n = table.delete(i, m, values);
+                                if (n == 0) {
+                                    continue;
+                                }
                                 message.clear().putLong(i).putInt(n).asIntBuffer().put(values, 0, 2 * n);
                                 to[target].getOutputStream().write(message.array(), 0, 12 + 8 * n);   // MPI_Send
                             }

@@ -73,6 +73,42 @@ class ScatterTest {
         assertTrue(parts.get(0).read > 0 && parts.get(1).barrier == 0, "only process 0 scatters, so only it is timed");
     }
 
+    @Test
+    void aMatrixMarketFileIsReadAsStoredAndScatteredEmptyRowsIncluded(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("tiny.mtx");
+        java.nio.file.Files.writeString(file, "%%MatrixMarket matrix coordinate real symmetric\n% a comment\n"
+                + "5 5 6\n1 1 4.0\n2 1 -1.5\n2 2 4.0\n4 4 2.5e-1\n5 4 1\n5 5 3\n");
+        SparseMatrix matrix = SparseMatrix.read(file);
+        assertEquals(5, matrix.rows);
+        assertEquals(6, matrix.nonzeros, "the entries as stored: one triangle of the symmetric matrix");
+        assertEquals(0, matrix.rowLength(3), "row 3 has no entry");
+        assertTrue(java.util.Arrays.equals(new int[] {1, Float.floatToIntBits(-1.5f), 2, Float.floatToIntBits(4f)}, matrix.row(2)));
+        List<ScatterMain.Scatter> parts = scatter(matrix, 3, 2);
+        for (ScatterMain.Scatter s : parts) {
+            assertEquals(0, s.wrong, s.firstWrong);
+        }
+        assertEquals(List.of(0L, 2L, 4L), nodes.stream().map(DhtNode::localSize).collect(java.util.stream.Collectors.toList()), "rows 1 and 4 at process 1, 2 and 5 at 2, empty row 3 at 0");
+    }
+
+    @Test
+    void aFileThatIsNotAMatrixSaysWhatIsWrong(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        String[][] cases = {
+            {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", "is not a MatrixMarket coordinate file"},
+            {"%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n", "is not a MatrixMarket coordinate file"},
+            {"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n", "ends after 2 of its 3 entries"},
+            {"%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", "is outside the 2 x 2 matrix"},
+            {"%%MatrixMarket matrix coordinate real general\ntwo 2 1\n", "the size line (rows, columns, entries) should be 3 whole numbers"},
+            {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 big\n", "whose value is not a number"},
+        };
+        for (String[] c : cases) {
+            java.nio.file.Path file = dir.resolve("bad.mtx");
+            java.nio.file.Files.writeString(file, c[0]);
+            String why = assertThrows(IllegalArgumentException.class, () -> SparseMatrix.read(file)).getMessage();
+            assertTrue(why.contains(c[1]) && why.contains("bad.mtx"), why);
+        }
+    }
+
     /** The check is what makes a run's "exactly once" mean something: a value held twice, or lost, is counted. */
     @Test
     void theCheckFindsAValueHeldTwiceAndAValueLost() throws Exception {
