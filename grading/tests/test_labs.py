@@ -183,6 +183,22 @@ def test_the_efficiency_verdict_is_the_fastest_run_of_each_side():
     assert b.once and abs(b.ratio - 0.857 / 0.953) < 1e-9 and b.ratio >= 0.85
 
 
+def test_both_timed_labs_compare_fastest_with_fastest_and_retry_only_a_clean_shortfall():
+    """grader/sidebyside.py: one rule for the server lab (efficiency, larger is faster) and the DHT lab
+    (µs per value, smaller is faster); a side with no clean run gives 0, never a division by zero."""
+    from grader import sidebyside
+    from grader.kinds import dht
+    assert sidebyside.fastest_ratio([0.5, 0.8], [0.9, 1.0], larger_is_faster=True) == 0.8
+    assert sidebyside.fastest_ratio([40.0, 25.0], [20.0, 30.0], larger_is_faster=False) == 0.8
+    assert sidebyside.fastest_ratio([], [1.0], True) == 0.0 and sidebyside.fastest_ratio([1.0], [0.0], False) == 0.0
+    assert sidebyside.measure_again(0.6, 0.7, clean=True)
+    assert not sidebyside.measure_again(0.6, 0.7, clean=False) and not sidebyside.measure_again(0.7, 0.7, clean=True)
+    rows = [{"queue": "yours", "ok": True, "us": 50.0}, {"queue": "the kit's", "ok": True, "us": 30.0},
+            {"queue": "yours", "ok": True, "us": 40.0}, {"queue": "the kit's", "ok": True, "us": 36.0},
+            {"queue": "yours", "ok": False, "us": 1.0}]          # a run that went wrong is no speed
+    assert dht._ratio(rows) == 30.0 / 40.0
+
+
 def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
     scores, report = grade(tmp_path, "server", SAMPLES / "server" / "spinning")
     assert scores == _expected("server", "spinning"), report
