@@ -284,9 +284,9 @@ def bench_calendar(mode, reps, ns):
 
 @bench.command("dht")
 @click.option("--quick", "mode", flag_value="quick", default=True,
-              help="3 000 values per process, 3 runs per point, 40 randomised runs, 4 matrices: about 3 minutes (default)")
+              help="3 000 values per process, 3 runs per point, 40 randomised runs, Table 1's 20 matrices: about 4 minutes (default)")
 @click.option("--full", "mode", flag_value="full",
-              help="20 000 values, 5 runs per point, 210 randomised runs, q = 128, Table 1's 20 matrices")
+              help="20 000 values, 5 runs per point, 210 randomised runs, q = 128")
 @click.option("--reps", type=int, help="runs per point (default: the mode's)")
 @click.option("--matrices", "matrices", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="a folder of MatrixMarket files (NAME.mtx, Table 1's names) to scatter instead of the kit's look-alikes")
