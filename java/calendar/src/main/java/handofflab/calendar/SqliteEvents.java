@@ -66,8 +66,21 @@ public final class SqliteEvents implements Events {
         }
     }
 
+    /** The table's columns: an attribute that is not one is refused, never dropped without a word. */
+    static final java.util.Set<String> COLUMNS = java.util.Set.of("date", "time", "name");
+
+    private static void checkColumns(Map<String, String> attributes) {
+        for (String a : attributes.keySet()) {
+            if (!COLUMNS.contains(a)) {
+                throw new IllegalArgumentException("the SQLite table keeps the attributes date, time and name; '" + a
+                        + "' is none of them (add a column to SqliteEvents to keep it)");
+            }
+        }
+    }
+
     @Override
     public int create(Map<String, String> a) throws IOException {
+        checkColumns(a);
         int id = nextId.getAndIncrement();
         return with(c -> {
             try (PreparedStatement st = c.prepareStatement("INSERT INTO events (id, date, time, name) VALUES (?, ?, ?, ?)")) {
@@ -83,6 +96,7 @@ public final class SqliteEvents implements Events {
 
     @Override
     public Outcome modify(int id, Map<String, String> changes) throws IOException {
+        checkColumns(changes);
         return with(c -> {  // one UPDATE is one transaction: it applies to a row that exists, or to none
             try (PreparedStatement st = c.prepareStatement(
                     "UPDATE events SET date = coalesce(?, date), time = coalesce(?, time), name = coalesce(?, name) WHERE id = ?")) {

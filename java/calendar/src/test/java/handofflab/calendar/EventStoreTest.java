@@ -87,6 +87,30 @@ class EventStoreTest {
         assertTrue(reopened.create(StoreTrials.ORIGINAL) > id, "an id is never given twice, not even after a restart");
     }
 
+    /** The paper's warning comes with a choice: clone the event with the changes, or abandon them. Both stores, the same answers. */
+    @Test
+    void aUserToldTheEventWasDeletedClonesItOrAbandonsTheChanges(@TempDir Path root) throws IOException {
+        try (Events store = new EventStore(root.resolve("store"), "LazyList");
+             Events db = new SqliteEvents(root.resolve("events.db"), 2)) {
+            for (Events events : new Events[] {store, db}) {
+                int id = events.create(StoreTrials.ORIGINAL);
+                Event seen = events.load(id).orElseThrow();
+                assertEquals(id, events.edit(seen, StoreTrials.MOVE, Events.IfDeleted.CLONE), "not deleted: an ordinary modify");
+                Event moved = events.load(id).orElseThrow();
+                assertEquals(Events.Outcome.OK, events.delete(id));
+                int clone = events.edit(moved, Map.of("name", "event 62, kept"), Events.IfDeleted.CLONE);
+                assertTrue(clone > id, "a clone is a new event: " + clone);
+                assertEquals(moved.with(Map.of("name", "event 62, kept")).attributes, events.load(clone).orElseThrow().attributes);
+                assertEquals(Optional.empty(), events.load(id), "the deleted event stays deleted");
+                assertEquals(-1, events.edit(moved, StoreTrials.MOVE, Events.IfDeleted.ABANDON));
+                assertEquals(Optional.empty(), events.load(id));
+                assertEquals(Optional.empty(), events.load(clone + 1), "abandoning creates nothing");
+            }
+            String why = assertThrows(IllegalArgumentException.class, () -> db.create(Map.of("title", "x"))).getMessage();
+            assertTrue(why.contains("'title' is none of them"), "the database names what it cannot keep: " + why);
+        }
+    }
+
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aStoreKilledMidRunIsReopenedWithNothingLostAndNothingHalfWritten(@TempDir Path root) throws Exception {
