@@ -75,10 +75,13 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
     return OUT
 
 
-def stream(cmd: list[str], raw: Path, why_nothing: str) -> bool:
+def stream(cmd: list[str], raw: Path, why_nothing: str, cpus: int | None = None) -> bool:
     """Runs a benchmark JVM that writes `raw` and prints a progress line per run; True if it stopped
-    early (what it measured is kept, and the summary says PARTIAL)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    early (what it measured is kept, and the summary says PARTIAL). `cpus`: run it on that many of
+    this process's CPUs only (its affinity, which the JVM's availableProcessors() reports too)."""
+    allowed = set(sorted(os.sched_getaffinity(0))[:cpus]) if cpus else None
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=(lambda: os.sched_setaffinity(0, allowed)) if allowed else None)
     for line in proc.stdout:
         print(line.rstrip(), flush=True)  # one progress line per run
     code = proc.wait()

@@ -3,10 +3,13 @@ each request a task) over the kit's store with each correct collection list of t
 SQLite in the same run; thread pool, a thread spawned per task, and virtual threads (at most X
 running at once, the paper's 64). Ratios to SQLite from the same run, Kruskal-Wallis across the list
 kinds (the paper: "no significant difference"), Mann-Whitney for pool against spawn (the paper:
-pooling "significantly better" above 1024 tasks). CSV, summary and plots in results/bench/calendar/.
+pooling "significantly better" above 1024 tasks). --full also runs each point on 1, 2, 4, ... of the
+machine's cores (the paper compared 4- and 8-core machines), by CPU affinity, and plots the speed-up.
+CSV, summary and plots in results/bench/calendar/.
 Benchmarks are measurements, not tests: nothing here passes or fails on a time."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +28,20 @@ ALPHA = 0.05
 class Plan:
     ns: tuple[int, ...]      # events created, edited and deleted per run (3 n requests)
     reps: int
+    sweep_cores: bool = False  # each point on 1, 2, 4, ... cores as well as on all of them
 
 
-QUICK = Plan(ns=(512,), reps=5)                    # about 3 minutes on 2 cores
-FULL = Plan(ns=(256, 1024, 4096), reps=5)          # the paper's range around 1024 tasks; tens of minutes
+QUICK = Plan(ns=(512,), reps=5)                                     # about 3 minutes on 2 cores
+FULL = Plan(ns=(256, 1024, 4096), reps=5, sweep_cores=True)         # the paper's range around 1024 tasks; tens of minutes
+
+
+def core_counts(available: int, sweep: bool) -> list[int]:
+    """The numbers of cores to run on: all of them; with `sweep`, 1, 2, 4, ... below that too."""
+    counts, k = [], 1
+    while sweep and k < available:
+        counts.append(k)
+        k *= 2
+    return counts + [available]
 
 
 def list_kinds(cat: catalog.Catalog) -> list[str]:
@@ -40,7 +53,7 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     plan = QUICK if mode == "quick" else FULL
     if reps is not None and reps < 2:
         raise LabError(f"--reps must be at least 2, got {reps}", "use 5: the significance tests need several runs per point")
-    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps)
+    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores)
     if any(n < 1 for n in plan.ns):
         raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
     stores = [*list_kinds(catalog.load()), DATABASE]
@@ -51,20 +64,41 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
         warn("no JDK 21+ here: virtual threads are left out (install one, or set HANDOFFLAB_JAVA)")
     OUT.mkdir(parents=True, exist_ok=True)
     raw = OUT / "raw.csv"
-    raw.unlink(missing_ok=True)
+    for old in [raw, *OUT.glob("raw-*cores.csv"), OUT / "calendar_cores.png"]:
+        old.unlink(missing_ok=True)
+    cores = core_counts(len(os.sched_getaffinity(0)), plan.sweep_cores)
     points = len(stores) * len(modes) * len(plan.ns)
     heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
-            f"{', '.join(map(str, plan.ns))}: {points} points x {plan.reps} runs, at most {THREADS} threads at once")
+            f"{', '.join(map(str, plan.ns))}: {points} points x {plan.reps} runs, at most {THREADS} threads at once, "
+            f"on {' and '.join(map(str, cores))} core(s)")
     native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
-    cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
-           "handofflab.calendar.CalendarBench", str(raw), str(plan.reps), ",".join(map(str, plan.ns)),
-           ",".join(stores), ",".join(modes), str(THREADS)]
-    partial = stream(cmd, raw, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails")
+    partial = False
+    for k in cores:
+        part = OUT / f"raw-{k}cores.csv"
+        cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
+               "handofflab.calendar.CalendarBench", str(part), str(plan.reps), ",".join(map(str, plan.ns)),
+               ",".join(stores), ",".join(modes), str(THREADS)]
+        info(f"on {k} core(s)")
+        partial |= stream(cmd, part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
+    _concat([OUT / f"raw-{k}cores.csv" for k in cores], raw)
     summary, tests = summarize(raw, partial)
     save(times_figure(summary), OUT / "calendar_times.png")
     save(ratio_figure(summary), OUT / "calendar_ratio.png")
-    ok(f"results in {OUT}: raw.csv, summary.csv, tests.csv, summary.md, calendar_times.png, calendar_ratio.png")
+    figures = "calendar_times.png, calendar_ratio.png"
+    if len(cores) > 1:
+        save(cores_figure(summary), OUT / "calendar_cores.png")
+        figures += ", calendar_cores.png"
+    ok(f"results in {OUT}: raw.csv, summary.csv, tests.csv, summary.md, {figures}")
     return OUT
+
+
+def _concat(parts: list[Path], raw: Path) -> None:
+    """The runs on each number of cores, one CSV (each part has the same header)."""
+    lines = []
+    for i, part in enumerate(p for p in parts if p.exists()):
+        text = part.read_text().splitlines()
+        lines += text if i == 0 else text[1:]
+    raw.write_text("\n".join(lines) + "\n")
 
 
 def analyze(df):
@@ -75,32 +109,36 @@ def analyze(df):
     from scipy import stats
 
     good = df[df["status"] == "ok"]
-    keys = ["store", "threads", "n"]
+    by_cores = ["cores"] if "cores" in df.columns and df["cores"].nunique() > 1 else []  # a factor only when swept
+    keys = ["store", "threads", "n", *by_cores]
     summary = df.groupby(keys, sort=False).agg(runs=("total_s", "size"),
                                                ok_runs=("status", lambda st: int((st == "ok").sum()))).reset_index()
     med = good.groupby(keys, sort=False)["total_s"].describe()[["50%", "25%", "75%"]]
     med.columns = ["median_s", "q1_s", "q3_s"]
     summary = summary.merge(med.reset_index(), on=keys, how="left")
-    base = summary[summary["store"] == DATABASE][["threads", "n", "median_s"]].rename(columns={"median_s": "db_median_s"})
-    summary = summary.merge(base, on=["threads", "n"], how="left")
+    base = summary[summary["store"] == DATABASE][["threads", "n", *by_cores, "median_s"]].rename(columns={"median_s": "db_median_s"})
+    summary = summary.merge(base, on=["threads", "n", *by_cores], how="left")
     summary["ratio_to_db"] = summary["median_s"] / summary["db_median_s"]
     order = {s: i for i, s in enumerate(sorted(set(df["store"]) - {DATABASE}) + [DATABASE])}
-    summary = summary.sort_values(["n", "threads", "store"], key=lambda c: c.map(order) if c.name == "store" else
+    summary = summary.sort_values([*by_cores, "n", "threads", "store"], key=lambda c: c.map(order) if c.name == "store" else
                                   c.map({m: i for i, m in enumerate(MODES)}) if c.name == "threads" else c)
 
     rows = []  # the paper's two claims, each point tested on its own (no correction: a handful of tests)
     kinds = [s for s in summary["store"].unique() if s != DATABASE]
-    for (mode, n), g in good[good["store"].isin(kinds)].groupby(["threads", "n"]):
+    on = (lambda k: f", {k[-1]} cores" if by_cores else "")
+    for key, g in good[good["store"].isin(kinds)].groupby(["threads", "n", *by_cores]):
+        mode, n = key[0], key[1]
         samples = [g[g["store"] == k]["total_s"].to_numpy() for k in kinds]
         if all(len(s) >= 2 for s in samples) and len(samples) >= 2 and g["total_s"].nunique() > 1:  # all tied: no test
             h, p = stats.kruskal(*samples)
-            rows.append(dict(claim="lists differ (Kruskal-Wallis)", where=f"{mode}, n={n}", statistic=h, p=p,
+            rows.append(dict(claim="lists differ (Kruskal-Wallis)", where=f"{mode}, n={n}{on(key)}", statistic=h, p=p,
                              significant=p < ALPHA))
-    for (store, n), g in good.groupby(["store", "n"]):
+    for key, g in good.groupby(["store", "n", *by_cores]):
+        store, n = key[0], key[1]
         pool, spawn = g[g["threads"] == "pool"]["total_s"], g[g["threads"] == "spawn"]["total_s"]
         if len(pool) >= 2 and len(spawn) >= 2:
             u, p = stats.mannwhitneyu(pool, spawn, alternative="two-sided")
-            rows.append(dict(claim="pool vs spawn (Mann-Whitney)", where=f"{store}, n={n}", statistic=u, p=p,
+            rows.append(dict(claim="pool vs spawn (Mann-Whitney)", where=f"{store}, n={n}{on(key)}", statistic=u, p=p,
                              significant=p < ALPHA, pool_over_spawn=pool.median() / spawn.median()))
     return summary, pd.DataFrame(rows)
 
@@ -115,9 +153,11 @@ def summarize(raw: Path, partial: bool = False):
     fmt = (lambda x: f"{x:.3f}" if pd.notna(x) else "—")
     lines = [f"Each run: create n events, edit all n, delete all n (3 n requests), at most {THREADS} threads at once. "
              f"Ratio: the median time over {DATABASE}'s median at the same thread management and n, from this run.",
-             "", "| store | threads | n | runs ok | median s | q1–q3 s | ratio to " + DATABASE + " |", "|---|---|---|---|---|---|---|"]
+             "", "| store | threads | n |" + (" cores |" if "cores" in summary else "") + " runs ok | median s | q1–q3 s | "
+             "ratio to " + DATABASE + " |", "|---|---|---|" + ("---|" if "cores" in summary else "") + "---|---|---|---|"]
     for _, r in summary.iterrows():
-        lines.append(f"| {r['store']} | {r['threads']} | {r['n']} | {r['ok_runs']}/{r['runs']} | {fmt(r['median_s'])} "
+        cores = f" {r['cores']} |" if "cores" in summary else ""
+        lines.append(f"| {r['store']} | {r['threads']} | {r['n']} |{cores} {r['ok_runs']}/{r['runs']} | {fmt(r['median_s'])} "
                      f"| {fmt(r['q1_s'])}–{fmt(r['q3_s'])} | {fmt(r['ratio_to_db'])} |")
     lines += ["", f"Tests at α = {ALPHA}, each point on its own:", "", "| claim | where | statistic | p | significant |",
               "|---|---|---|---|---|"]
@@ -140,6 +180,7 @@ def times_figure(summary, stores: list[str] | None = None):
     """Median time per store and thread management, one panel per n (log scale, quartiles as bars)."""
     from matplotlib.figure import Figure  # no pyplot state: the notebook shows it, the CLI saves it
 
+    summary = _on_all_cores(summary)
     modes = [m for m in MODES if m in set(summary["threads"])]
     stores = stores or list(dict.fromkeys(summary["store"]))
     ns = sorted(summary["n"].unique())
@@ -167,6 +208,7 @@ def ratio_figure(summary):
 
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
+    summary = _on_all_cores(summary)
     kit = summary[summary["store"] != DATABASE]
     for (store, mode), g in kit.groupby(["store", "threads"], sort=False):
         ax.plot(g["n"], g["ratio_to_db"], marker="o", label=f"{store}, {mode}")
@@ -176,5 +218,34 @@ def ratio_figure(summary):
     ax.set_xlabel("n (events created, edited and deleted)")
     ax.set_ylabel(f"time / {DATABASE}'s time (same run)")
     ax.set_title(f"The kit's file store against {DATABASE}")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def _on_all_cores(summary):
+    """The points measured on every core (a --full run also has them on fewer)."""
+    return summary[summary["cores"] == summary["cores"].max()] if "cores" in summary else summary
+
+
+def cores_figure(summary):
+    """The speed-up of each store and thread management from 1 core to k, at the largest n."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6, 4))
+    ax = fig.subplots()
+    n = summary["n"].max()
+    at_n = summary[summary["n"] == n]
+    colours = {s: f"C{i}" for i, s in enumerate(dict.fromkeys(at_n["store"]))}   # a colour per store,
+    styles = {m: st for m, st in zip(MODES, ("-", "--", ":"))}                     # a line per thread management
+    for (store, mode), g in at_n.groupby(["store", "threads"], sort=False):
+        g = g.sort_values("cores")
+        one = g[g["cores"] == g["cores"].min()]["median_s"].iloc[0]
+        ax.plot(g["cores"], one / g["median_s"], marker="o", color=colours[store], linestyle=styles.get(mode, "-"),
+                label=f"{store}, {mode}")
+    ks = sorted(at_n["cores"].unique())
+    ax.plot(ks, [k / ks[0] for k in ks], color="grey", linestyle="--", linewidth=1, label="linear")
+    ax.set_xlabel("cores the benchmark may run on")
+    ax.set_ylabel(f"speed-up over {min(ks)} core (median times)")
+    ax.set_title(f"n = {n}: does the store use more cores?")
     ax.legend(fontsize=7)
     return fig

@@ -267,7 +267,8 @@ def bench_handoffs(mode, impls, workers):
 
 @bench.command("calendar")
 @click.option("--quick", "mode", flag_value="quick", default=True, help="n = 512, 5 runs per point, minutes (default)")
-@click.option("--full", "mode", flag_value="full", help="n = 256, 1024 and 4096, 5 runs per point (tens of minutes)")
+@click.option("--full", "mode", flag_value="full",
+              help="n = 256, 1024 and 4096, 5 runs per point, on 1, 2, 4, ... cores and all (tens of minutes)")
 @click.option("--reps", type=int, help="runs per point (default 5)")
 @click.option("--n", "ns", help="events per run, e.g. 256,1024 (default: the mode's)")
 def bench_calendar(mode, reps, ns):

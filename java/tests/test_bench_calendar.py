@@ -1,6 +1,8 @@
 """`./lab bench calendar`: a short real run of McBride & Ferrell's experiment on every correct list kind
 and on SQLite, its ratios and tests read right, and a wrong run kept and marked, never dropped. The
 real measurement (`./lab bench calendar`, minutes) is the benchmark, not a test."""
+import os
+
 import pandas as pd
 import pytest
 
@@ -8,16 +10,23 @@ from handofflab import bench_calendar, catalog
 from handofflab.console import LabError
 
 
-def test_a_short_run_measures_every_store_and_mode_against_sqlite():
-    out = bench_calendar.run("quick", reps=2, ns=[16])
+def test_a_short_full_run_measures_every_store_and_mode_against_sqlite_on_each_core_count():
+    """Every correct list kind and SQLite, each thread management; and, as --full does, each point on 1,
+    2, 4, ... of this machine's cores (CPU affinity; the paper compared machines of 4 and 8 cores), the
+    JVM's own count of them in each row. (--quick runs on all cores only: the same code, one count.)"""
+    assert bench_calendar.core_counts(8, True) == [1, 2, 4, 8] and bench_calendar.core_counts(6, True) == [1, 2, 4, 6]
+    assert bench_calendar.core_counts(2, False) == [2] and bench_calendar.core_counts(1, True) == [1]
+    cores = bench_calendar.core_counts(len(os.sched_getaffinity(0)), True)
+    out = bench_calendar.run("full", reps=2, ns=[16])
     raw = pd.read_csv(out / "raw.csv")
     stores = set(bench_calendar.list_kinds(catalog.load())) | {"SQLite"}
     assert set(raw["store"]) == stores and stores >= {"LazyList", "LockFreeList", "SkipListSet"}
-    assert set(raw["threads"]) >= {"pool", "spawn"} and (raw["status"] == "ok").all()
-    assert len(raw) == len(stores) * raw["threads"].nunique() * 2
-    assert (raw["total_s"] > 0).all()
+    assert set(raw["threads"]) >= {"pool", "spawn"} and (raw["status"] == "ok").all() and (raw["total_s"] > 0).all()
+    assert len(raw) == len(stores) * raw["threads"].nunique() * 2 * len(cores)
+    assert sorted(raw["cores"].unique()) == cores
+    assert (raw.groupby("cores").size() == len(raw) // len(cores)).all(), "every point on every core count"
     summary = pd.read_csv(out / "summary.csv")
-    assert (summary[summary["store"] == "SQLite"]["ratio_to_db"] == 1).all()
+    assert (summary[summary["store"] == "SQLite"]["ratio_to_db"] == 1).all(), "each ratio is to the database on the same cores"
     kit = summary[summary["store"] != "SQLite"]
     assert (kit["ratio_to_db"] == kit["median_s"] / kit["db_median_s"]).all()
     tests = pd.read_csv(out / "tests.csv")
@@ -25,6 +34,11 @@ def test_a_short_run_measures_every_store_and_mode_against_sqlite():
     assert tests["p"].between(0, 1).all()
     for png in ("calendar_times.png", "calendar_ratio.png"):
         assert (out / png).stat().st_size > 10_000
+    if len(cores) > 1:
+        assert set(summary["cores"]) == set(cores)
+        assert all("cores" in w for w in tests["where"])
+        assert (out / "calendar_cores.png").stat().st_size > 10_000
+        assert "| cores |" in (out / "summary.md").read_text()
 
 
 def test_a_run_that_lost_an_event_is_kept_marked_and_left_out(tmp_path, monkeypatch):

@@ -69,7 +69,8 @@ public final class CalendarBench {
         Random shuffle = new Random(62);
         int total = reps * points.size(), done = 0;
         try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(out, StandardCharsets.UTF_8))) {
-            csv.println("store,threads,n,rep,create_s,edit_s,delete_s,total_s,status");
+            csv.println("store,threads,n,rep,create_s,edit_s,delete_s,total_s,cores,status");
+            int cores = Runtime.getRuntime().availableProcessors();   // the CPUs this JVM may run on (affinity included)
             for (int rep = 1; rep <= reps; rep++) {
                 List<String[]> order = new ArrayList<>(points);
                 Collections.shuffle(order, shuffle);
@@ -81,8 +82,8 @@ public final class CalendarBench {
                     } catch (Exception e) {
                         status = "error: " + String.valueOf(e.getMessage()).replace(',', ';').replace('\n', ' ');
                     }
-                    csv.printf("%s,%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%s%n", p[0], p[1], p[2], rep, s[0], s[1], s[2],
-                            s[0] + s[1] + s[2], status);
+                    csv.printf("%s,%s,%s,%d,%.6f,%.6f,%.6f,%.6f,%d,%s%n", p[0], p[1], p[2], rep, s[0], s[1], s[2],
+                            s[0] + s[1] + s[2], cores, status);
                     csv.flush();
                     done++;
                     System.out.printf("[%d/%d] %s %s n=%s rep %d: %.3f s %s%n", done, total, p[0], p[1], p[2], rep,
