@@ -56,8 +56,8 @@ public final class SparseMatrix {
 
     /**
      * A MatrixMarket coordinate file ({@code %%MatrixMarket matrix coordinate real|integer|pattern ...}):
-     * its entries as stored, so a symmetric matrix keeps the one triangle the file holds (the
-     * non-zero counts of the paper's Table 1 are those of the files). A pattern matrix's values are 1.
+     * its entries as stored, so a symmetric matrix keeps the one triangle the file holds (the paper
+     * does not say whether Table 1 counts stored or full entries). A pattern matrix's values are 1.
      */
     public static SparseMatrix read(java.nio.file.Path file) throws java.io.IOException {
         try (java.io.BufferedReader in = java.nio.file.Files.newBufferedReader(file)) {
