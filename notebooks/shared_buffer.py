@@ -54,8 +54,9 @@ for r in range(RUNS):
     throughputs.append(pd.read_csv(out / "throughput.csv").assign(run=r))
     occupancies.append(pd.read_csv(out / "occupancy.csv").assign(run=r))
 every = pd.concat(throughputs, ignore_index=True)
-share = every.throughput_per_s * every.served_us * 1e-6 / every.workers   # throughput over the bound (see below)
-fastest = every.loc[share.groupby(every.workers).idxmax(), ["workers", "run"]]
+every["bound_per_s"] = every.workers / (every.served_us * 1e-6)          # the bound and the efficiency: next section
+every["efficiency"] = every.throughput_per_s / every.bound_per_s
+fastest = every.loc[every.efficiency.groupby(every.workers).idxmax(), ["workers", "run"]]
 throughput = every.merge(fastest, on=["workers", "run"]).sort_values("workers").reset_index(drop=True)
 occupancy = pd.concat(occupancies, ignore_index=True).merge(fastest, on=["workers", "run"])
 print(f"{os.cpu_count()} CPU cores; every one of {RUNS} runs delivered each of its {ITEMS} ids exactly once; "
@@ -71,8 +72,6 @@ print(f"{os.cpu_count()} CPU cores; every one of {RUNS} runs delivered each of i
 # not waste.
 
 # %%
-throughput["bound_per_s"] = throughput.workers / (throughput.served_us * 1e-6)
-throughput["efficiency"] = throughput.throughput_per_s / throughput.bound_per_s
 print(f"services lasted {throughput.served_us.min():.0f}–{throughput.served_us.max():.0f} µs (nominal {SERVICE_US} µs)")
 print(throughput[["workers", "served_us", "throughput_per_s", "bound_per_s", "efficiency", "mean_occupancy",
                   "full_fraction"]].to_string(index=False, float_format=lambda x: f"{x:,.2f}"))

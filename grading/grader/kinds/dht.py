@@ -43,6 +43,7 @@ def score(ctx: Context) -> None:
     table = _table(rows)
     timed_out = [r for r in rows if r["timed_out"]]
     failed = [r for r in rows if r["queue"] == "yours" and not r["ok"] and not r["timed_out"]]
+    ratio = _ratio(rows)
     for spec, result in tests:
         if timed_out and not failed:
             result.pending = True
@@ -63,13 +64,13 @@ def score(ctx: Context) -> None:
                 result.pending = True
                 result.output = ("Not graded: the kit's queue could not be measured beside yours (a port taken, the "
                                  "machine too busy?). Your instructor will regrade.\n\n" + table)
-            elif _ratio(rows) >= spec.target:
+            elif ratio >= spec.target:
                 result.score = result.max_score
-                result.output = (f"Passed: your fastest run took {best:.1f} µs per value, {_ratio(rows):.2f} × the "
+                result.output = (f"Passed: your fastest run took {best:.1f} µs per value, {ratio:.2f} × the "
                                  f"speed of the kit's fastest, {kit:.1f} µs, in the same {n} rounds (≥ {spec.target}).\n\n"
                                  + table)
             else:
-                result.output = (f"Failed: your fastest run of {n} took {best:.1f} µs per value, {_ratio(rows):.2f} × the "
+                result.output = (f"Failed: your fastest run of {n} took {best:.1f} µs per value, {ratio:.2f} × the "
                                  f"speed of the kit's fastest, {kit:.1f} µs (< {spec.target}): the service thread "
                                  "waits for replies it need not wait for." + feedback.hint(ctx.rubric, "slow")
                                  + "\n\n" + table)

@@ -90,10 +90,10 @@ class _Bench:
         self.complete = len(yours) >= 2 * self.runs
         self.failed = [r for r in yours if r["status"] != "ok"]  # the bench stops at the first such run
         self.once = self.complete and not self.failed
-        self.best = max((float(r["efficiency"]) for r in measured if r["status"] == "ok"), default=0.0)
-        self.baseline = max((float(r["efficiency"]) for r in self.kits if r["status"] == "ok"), default=0.0)
-        self.ratio = sidebyside.fastest_ratio([float(r["efficiency"]) for r in measured if r["status"] == "ok"],
-                                              [float(r["efficiency"]) for r in self.kits if r["status"] == "ok"], True)
+        clean = [float(r["efficiency"]) for r in measured if r["status"] == "ok"]
+        kits_clean = [float(r["efficiency"]) for r in self.kits if r["status"] == "ok"]
+        self.best, self.baseline = max(clean, default=0.0), max(kits_clean, default=0.0)
+        self.ratio = sidebyside.fastest_ratio(clean, kits_clean, True)
         self.unsettled = False  # the second round of runs ran out of time
         self.why = ("" if self.complete or self.failed or run.timed_out else
                     f"Only {len(yours)} of {2 * self.runs} runs finished.\n\n" + ended_early("the server", run))
