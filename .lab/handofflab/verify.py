@@ -7,6 +7,7 @@ claim to withdraw (with its reason in the catalog) or a checker to make determin
 from __future__ import annotations
 
 import csv
+import os
 import subprocess
 import sys
 import tomllib
@@ -35,7 +36,10 @@ def sample_path(lab: str, name: str) -> Path:
 
 
 def _busy(k: int) -> list[subprocess.Popen]:
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(k)]
+    """K busy loops, each ending when this process does: a verify-verdicts killed mid-run (no `finally`
+    runs) leaves none. The parent's pid is given, not read by the loop, which may start after it died."""
+    loop = f"import os\nwhile os.getppid() == {os.getpid()}: pass"
+    return [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(k)]
 
 
 def run(runs: int, busy: int, only: str | None = None) -> int:

@@ -365,3 +365,25 @@ def test_verify_verdicts_counts_agreeing_runs(capsys):
     from handofflab import verify
     assert verify.run(runs=2, busy=1, only="wrong_package") == 0
     assert "2/2" in capsys.readouterr().out
+
+
+def test_verify_verdicts_leaves_no_busy_loop_when_it_is_killed():
+    """A verify-verdicts stopped by a signal runs no `finally`: its busy loops end by themselves, even
+    one that had not started yet when its parent died."""
+    import os
+    import subprocess
+    import sys
+    import time
+    parent = subprocess.Popen([sys.executable, "-c", "import time\nfrom handofflab import verify\n"
+                               "print(verify._busy(1)[0].pid, flush=True)\ntime.sleep(120)"],
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    pid = int(parent.stdout.readline())
+    state = lambda: (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]  # noqa: E731
+                     if Path(f"/proc/{pid}/stat").exists() else "gone")
+    assert state() in ("R", "S"), "the loop runs while its parent does"
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while state() not in ("gone", "Z") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert state() in ("gone", "Z"), f"the busy loop {pid} outlived its parent"
