@@ -29,13 +29,15 @@ vars == <<pos, buf, call>>
 
 Idle == [op |-> "none", id |-> 0, effect |-> FALSE, result |-> 0]
 
-\* The id each take will return, read from its own end event (NoEnd when the run stopped first):
+\* The id each take will return, read from its own end event (NoEnd when the run stopped first; a
+\* step the kit's class logged inside the call, op "slot", lies between them):
 \* a take's effect must remove that connection, so TLC need not guess which one it was.
 NoEnd == -2
 Returns == [p \in 1..Len(Log) |->
               IF \E q \in p+1..Len(Log) : Log[q].thread = Log[p].thread /\ Log[q].kind = "end"
               THEN Log[CHOOSE q \in p+1..Len(Log) : Log[q].thread = Log[p].thread /\ Log[q].kind = "end"
-                                                     /\ \A r \in p+1..q-1 : Log[r].thread # Log[p].thread].id
+                                                     /\ \A r \in p+1..q-1 : Log[r].thread # Log[p].thread
+                                                                             \/ Log[r].op = "slot"].id
               ELSE NoEnd]
 
 Init == /\ TLCSet(1, 1)  \* register 1: the furthest event any behaviour reached (one initial state)

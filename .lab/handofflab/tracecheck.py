@@ -124,12 +124,13 @@ def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java
     return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
-_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw"), "op": re.compile(r"put|take"),
-          "id": re.compile(r"-?\d{1,9}")}
+_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in"),
+          "op": re.compile(r"put|take|slot"), "id": re.compile(r"-?\d{1,9}"), "slot": re.compile(r"-?\d{1,9}")}
 
 
 def read_log(events: Path) -> list[dict]:
-    """A recorded run, each field checked before it goes into a TLA+ module (a grading's run wrote it)."""
+    """A recorded run, each field checked before it goes into a TLA+ module (a grading's run wrote it).
+    A call's slot is -1; a step (op slot: the kit's hash table logs them) names the slot it touched."""
     rows = list(csv.DictReader(events.open()))
     for n, row in enumerate(rows, 2):
         if any(not isinstance(row.get(k), str) or not rx.fullmatch(row[k]) for k, rx in _EVENT.items()):
@@ -141,8 +142,8 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
     """TLC on one recorded run: (is it a behaviour of the spec, the furthest event any behaviour reached)."""
     folder.mkdir(parents=True)
     threads = sorted({int(e["thread"]) for e in log}) or [0]
-    records = ",\n  ".join(f'[thread |-> {e["thread"]}, kind |-> "{e["kind"]}", op |-> "{e["op"]}", id |-> {e["id"]}]'
-                           for e in log)
+    records = ",\n  ".join(f'[thread |-> {e["thread"]}, kind |-> "{e["kind"]}", op |-> "{e["op"]}", id |-> {e["id"]}, '
+                           f'slot |-> {e.get("slot", -1)}]' for e in log)  # a call touches no slot
     (folder / "TraceLog.tla").write_text(
         "---- MODULE TraceLog ----\n\\* One recorded run, written by ./lab check trace (a null id is -1)\nEXTENDS Integers\n"
         f"Capacity == {capacity}\nThreads == {{{', '.join(map(str, threads))}}}\nLog == <<\n  {records}\n  >>\n====\n")
@@ -169,9 +170,19 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimla
     """The run's last events before the first one the design cannot take, one lane per thread."""
     lanes = ["acceptor" if t == "0" else f"worker-{t}" for t in sorted({e["thread"] for e in log}, key=int)]
     lane_of = lambda e: "acceptor" if e["thread"] == "0" else f"worker-{e['thread']}"  # noqa: E731
-    shown = log[max(0, furthest - 13):furthest]
+    start = max(0, furthest - 13)
+    shown = log[start:furthest]
+    if shown:  # the offending thread's call began before the window: show where it began, too
+        t = shown[-1]["thread"]
+        began = next((i for i in range(furthest - 1, -1, -1) if log[i]["thread"] == t and log[i]["kind"] == "begin"), None)
+        if began is not None and began < start:
+            shown = [log[began]] + shown[1:]
 
     def action(e: dict) -> str:
+        if e["op"] == "slot":  # a step inside a call, logged by the slot (the kit's hash table)
+            held = "empty" if e["id"] == "-1" else e["id"]
+            return {"get": f"reads slot {e['slot']}: {held}", "set": f"fills slot {e['slot']} with {e['id']}",
+                    "swap": f"swaps slot {e['slot']} with null: {held}"}.get(e["kind"], f"{e['kind']} slot {e['slot']}")
         if e["kind"] == "threw":  # no design throws: HandoffTrace has no step that reads it
             return f"{e['op']}() threw"
         if e["kind"] == "begin":
@@ -182,9 +193,12 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimla
     if steps:
         steps[-1] = Step(steps[-1].thread, steps[-1].action + "  ← the design cannot do this")
     return Swimlane(f"{name}, one recorded run", "trace", f"violation:{PROPERTY}", lanes, steps,
-                    note=f"Event {furthest} of {len(log)} (capacity {capacity}): no order of the calls' effects, each "
-                         "between its call's begin and return, lets the design's spec do it. The rows before it are "
-                         "the run's last events.")
+                    note=(f"Event {furthest} of {len(log)} (capacity {capacity}): " + (
+                        "the class logged its steps inside each call, and the design takes no such step there (the "
+                        "acceptor reads slots and fills an empty one; a worker swaps a slot with null in one step)."
+                        if any(e["op"] == "slot" for e in log) else
+                        "no order of the calls' effects, each between its call's begin and return, lets the design's "
+                        "spec do it.") + " The rows before it are the run's last events."))
 
 
 def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, handoff: str | None = None) -> bool:

@@ -97,3 +97,12 @@ def test_trace_is_refused_for_a_design_without_a_handoff_spec():
     run = _lab("serve", "ThreadPerClient", "--port", "0", "--trace")
     assert run.returncode == 2 and "--trace validates a handoff" in run.stdout + run.stderr, run.stdout + run.stderr
     assert "SharedBuffer" in run.stdout + run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_traced_server_run_of_the_hash_table_is_judged_by_its_slot_steps():
+    """The kit's hash table logs its slot steps in a server run too (a read and a fill per put, a swap per
+    probe of a take), and TLC reads each against the design's steps."""
+    run = _traced_run("ParallelHashTable", "--workers", "2", "--slots", "7", "--delay-ms", "5")
+    events = int(re.search(r"trace: (\d+) events of ParallelHashTable", run.stdout).group(1))
+    assert run.returncode == 0 and "trace: pass" in run.stdout, run.stdout
+    assert events >= 30 * 4 + 30 * 3, f"30 puts and takes with their steps, not their calls alone: {events}"

@@ -30,9 +30,9 @@ def test_trace_validation_gives_the_catalogued_verdict(variant):
     if outcome.verdict == "pass":
         assert outcome.runs == tracecheck.RUNS  # every run a behaviour of the design
     else:
-        lane = outcome.swimlane  # the first call the design cannot explain: a take's result, or a put with no room
-        assert lane is not None and "the design cannot do this" in lane.steps[-1].action, lane
-        assert " returns" in lane.steps[-1].action
+        lane = outcome.swimlane  # the first event the design cannot explain: a take's result, a put with no
+        assert lane is not None and "the design cannot do this" in lane.steps[-1].action, lane  # room, or a step
+        assert " returns" in lane.steps[-1].action or lane.steps[-1].action.startswith("reads slot")
 
 
 def test_a_run_that_breaks_only_the_order_is_reported_at_its_first_wrong_take():
@@ -53,7 +53,7 @@ def test_a_run_that_breaks_only_the_order_is_reported_at_its_first_wrong_take():
 
 def test_a_class_without_a_trace_claim_is_named():
     with pytest.raises(LabError, match="no catalogued trace verdict"):
-        tracecheck.check("SplitSwapPht")
+        tracecheck.check("NonPrimePht")
 
 
 def judged(spec: str, events: list[tuple], capacity: int, tmp) -> tuple[bool, int]:
@@ -111,3 +111,28 @@ def test_the_feedback_names_each_designs_own_rule():
                                 ("ParallelHashTable", False, True), ("Pipes", False, True)]:
         said = tracecheck.rule(cat.handoffs[name])
         assert ("oldest" in said) is fifo and ("every slot is full" in said) is bounded, (name, said)
+
+
+def step(t, kind, slot, i):
+    return (t, kind, "slot", i, slot)
+
+
+def test_the_kits_hash_table_is_judged_step_by_step_from_its_slots(tmp_path):
+    """With the slots' steps logged, a worker that reads a slot is off the design at that read, though
+    nothing was lost or duplicated; a swap must take out what the slot holds, and a take return it."""
+    def log(events):
+        return [dict(thread=e[0], kind=e[1], op=e[2], id=e[3], slot=str(e[4]) if len(e) > 4 else "-1") for e in events]
+
+    put = [("0", "begin", "put", "1"), step("0", "get", 1, "-1"), step("0", "set", 1, "1"), ("0", "end", "put", "1")]
+    swap = [("1", "begin", "take", "0"), step("1", "swap", 0, "-1"), step("1", "swap", 1, "1"), ("1", "end", "take", "1")]
+    split = [("1", "begin", "take", "0"), step("1", "get", 1, "1"), step("1", "set", 1, "-1"), ("1", "end", "take", "1")]
+    judge = lambda events, name: tracecheck.judge("ParallelHashTableTrace", log(events), 3, tmp_path / name)  # noqa: E731
+    assert judge(put + swap, "swap") == (True, 9)
+    assert judge(put + split, "split") == (False, 6), "a worker's read of a slot is no step of the design"
+    wrong = put + swap[:2] + [step("1", "swap", 2, "1")] + swap[3:]
+    assert judge(wrong, "wrong") == (False, 7), "a swap takes out what its slot holds"
+    lane = tracecheck.swimlane("SplitSwapPht", log(put + split), 6, 3)
+    assert lane.steps[-1].action.startswith("reads slot 1: 1") and "steps" in lane.note
+    long = log(split[:1] + put * 5 + split[1:])  # the take began before the rows shown: its begin is shown first
+    lane = tracecheck.swimlane("SplitSwapPht", long, 22, 3)
+    assert lane.steps[0] == tracecheck.Step("worker-1", "take() begins") and len(lane.steps) == 13

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * effects, each inside its call, is a behaviour of the design's spec (specs/*Trace.tla).
  *
  * <p>The workers start first, and the acceptor once they wait for work (PreThreaded), as in a
- * pre-threaded server. Writes OUT as CSV, {@code clock,thread,kind,op,id} sorted by clock (thread 0
+ * pre-threaded server. Writes OUT as CSV, {@code clock,thread,kind,op,id,slot} sorted by clock (thread 0
  * is the acceptor; kind is begin, end, or threw for a call that threw, which ends its thread; an id a
  * take returned as null is -1). The verdict is "recorded"; or "deadlock" as
  * soon as every thread that has not ended waits and the clock stands still (nobody can go on); or
@@ -75,7 +75,7 @@ final class TraceRecord {
         boolean done = false, hung = false, spun = false;
         while (!done && !hung && !spun && System.nanoTime() < deadline) {
             done = finished.await(20, TimeUnit.MILLISECONDS);
-            long tick = handoff.clock(), still = System.nanoTime() - stillSince;
+            long tick = handoff.calls(), still = System.nanoTime() - stillSince;
             if (tick != lastTick) {
                 lastTick = tick;
                 stillSince = System.nanoTime();
@@ -91,6 +91,9 @@ final class TraceRecord {
                 + StressCheck.STALL_MS + " ms" : spun ? "no call began or returned for " + StressCheck.SPIN_MS
                 + " ms although a thread runs" : "the run did not finish in " + seconds + " s while a thread still runs")
                 + ": " + events + " events recorded until then";
+        if (handoff.full()) {  // a spin of steps: what TLC judges is how the run began
+            v.detail += " (the log ends at its first " + RecordedHandoff.MAX_EVENTS + " events)";
+        }
         return v;
     }
 }

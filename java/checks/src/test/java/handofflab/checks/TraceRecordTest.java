@@ -8,6 +8,7 @@ import handofflab.handoffs.Handoff;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,7 +77,7 @@ class TraceRecordTest {
         Verdict v = TraceRecord.run(Throws.class.getName(), ONE_SLOT, 2, 20, dir.resolve("run.csv"));
         assertEquals("recorded", v.verdict, v.detail);  // each thread ended: the run is through
         List<String> lines = Files.readAllLines(dir.resolve("run.csv"));
-        assertTrue(lines.stream().anyMatch(l -> l.endsWith(",1,threw,take,0")), String.join("\n", lines));
+        assertTrue(lines.stream().anyMatch(l -> l.endsWith(",1,threw,take,0,-1")), String.join("\n", lines));
     }
 
     @Test
@@ -86,8 +87,8 @@ class TraceRecordTest {
         assertEquals("deadlock", v.verdict, v.detail);
         assertTrue(System.nanoTime() - start < 15_000_000_000L, "named long before the 20 s limit");
         List<String> lines = Files.readAllLines(dir.resolve("run.csv"));
-        assertEquals("clock,thread,kind,op,id", lines.get(0));
-        assertTrue(lines.stream().anyMatch(l -> l.endsWith(",0,end,put,200")), "what the run did is kept to be judged");
+        assertEquals("clock,thread,kind,op,id,slot", lines.get(0));
+        assertTrue(lines.stream().anyMatch(l -> l.endsWith(",0,end,put,200,-1")), "what the run did is kept to be judged");
     }
 
     @Test
@@ -95,5 +96,25 @@ class TraceRecordTest {
         Verdict v = TraceRecord.run(Spins.class.getName(), ONE_SLOT, 2, 60, dir.resolve("run.csv"));
         assertEquals("livelock", v.verdict, v.detail);
         assertTrue(v.detail.contains("no call began or returned"), v.detail);
+    }
+
+    @Test
+    void theKitsHashTableLogsItsSlotStepsAndAStudentsClassOnlyItsCalls(@TempDir Path dir) throws Exception {
+        CheckProfile pht = CheckProfile.parse("size=3;sized_by=slots;bounded=true;acceptors=1");
+        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.ParallelHashTable", pht, 2, 20,
+                dir.resolve("kit.csv")).verdict);
+        List<String> kit = Files.readAllLines(dir.resolve("kit.csv"));
+        // The acceptor reads and fills slots; a worker only swaps a slot with null (steps as clock,thread,kind,op,id,slot)
+        List<String> workerSteps = kit.stream().filter(l -> l.contains(",slot,") && !l.split(",")[1].equals("0"))
+                .map(l -> l.split(",")[2]).distinct().collect(Collectors.toList());
+        assertEquals(List.of("swap"), workerSteps, String.join("\n", kit.subList(0, Math.min(40, kit.size()))));
+        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,0,set,slot,\\d+,[0-2]")).count(), "one set per put");
+        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,[1-9]\\d*,swap,slot,[1-9]\\d*,[0-2]")).count(),
+                "one swap that took something out per take");
+
+        assertEquals("recorded", TraceRecord.run(NeverGives.class.getName().replace("NeverGives", "Throws"), ONE_SLOT, 2,
+                20, dir.resolve("other.csv")).verdict);
+        assertTrue(Files.readAllLines(dir.resolve("other.csv")).stream().skip(1).allMatch(l -> l.endsWith(",-1")),
+                "a class outside the kit's handoffs logs no step");
     }
 }

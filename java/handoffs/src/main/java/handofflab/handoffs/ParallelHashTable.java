@@ -20,7 +20,7 @@ package handofflab.handoffs;
  *
  * <p>TLA+ model: {@code specs/ParallelHashTable.tla}.
  */
-public class ParallelHashTable<T> implements Handoff<T> {
+public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     private final SynchronizedRef<T>[] slots;
     private final Permits free;     // slots a put may fill
     private final Permits filled;   // items a take may find
@@ -73,6 +73,14 @@ public class ParallelHashTable<T> implements Handoff<T> {
     // ANCHOR_END: probe
 
     /** The distinct slots the probe sequence of {@code key} ever visits (all m when m is prime). */
+    /** A recorded run logs every slot access, each inside its slot's lock (SynchronizedRef). */
+    @Override
+    public void recordSteps(StepLog log) {
+        for (int i = 0; i < slots.length; i++) {
+            slots[i].recordTo(log, i);
+        }
+    }
+
     final java.util.Set<Integer> slotsVisited(int key) {
         java.util.Set<Integer> seen = new java.util.TreeSet<>();
         for (int i = 0; i < slots.length; i++) {

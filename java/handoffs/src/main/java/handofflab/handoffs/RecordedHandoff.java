@@ -23,24 +23,33 @@ import java.util.concurrent.atomic.AtomicLong;
  * before it. Used by the checks' recorder (TraceRecord) and by a server run with --trace.
  *
  * <p>Each item put gets the next id (1, 2, ...), and a take is logged with the id of the item it
- * returned, by identity: -1 for null, 0 for an item that was never put. Threads are numbered as
+ * returned, by identity: -1 for null, 0 for an item that was never put. A kit class that logs its
+ * steps ({@link Stepped}: the parallel hash table's slot accesses) logs them on the same clock, as
+ * op "slot" with the slot's number; a submitted class cannot, and is judged by its calls alone. Threads are numbered as
  * the spec's lanes: 0 for the thread named "acceptor", then 1, 2, ... in the order of their first
- * call. {@link #stop()} ends the log (a server stops it before its shutdown STOP items).
+ * call. {@link #stop()} ends the log (a server stops it before its shutdown STOP items), and so
+ * does its {@link #MAX_EVENTS}th event: a worker that probes empty slots for ever logs a step per
+ * probe, and TLC judges what came first (a prefix of a behaviour is one), not a million probes.
  */
 public final class RecordedHandoff<T> implements Handoff<T> {
-    /** One logged event: {@code kind} is begin, end or threw; {@code op} put or take. */
+    /**
+     * One logged event: {@code kind} is begin, end or threw and {@code op} put or take (a call,
+     * {@code slot} -1); or {@code op} is slot and {@code kind} get, set or swap (a step on slot
+     * {@code slot}, {@code id} what it read or wrote).
+     */
     public static final class Event {
         public final long clock;
         public final int thread;
         public final String kind, op;
-        public final int id;
+        public final int id, slot;
 
-        Event(long clock, int thread, String kind, String op, int id) {
+        Event(long clock, int thread, String kind, String op, int id, int slot) {
             this.clock = clock;
             this.thread = thread;
             this.kind = kind;
             this.op = op;
             this.id = id;
+            this.slot = slot;
         }
     }
 
@@ -54,8 +63,12 @@ public final class RecordedHandoff<T> implements Handoff<T> {
         }
     }
 
+    /** The log's length at most: a run of 200 puts with the hash table's steps logs about 2 000. */
+    public static final int MAX_EVENTS = 20_000;
+
     private final Handoff<T> inner;
     private final AtomicLong clock = new AtomicLong();
+    private final AtomicLong calls = new AtomicLong();
     private final AtomicInteger nextThread = new AtomicInteger(1);
     private final Map<Thread, Lane> lanes = new ConcurrentHashMap<>();
     private final Map<Object, Integer> ids = Collections.synchronizedMap(new IdentityHashMap<>());
@@ -64,39 +77,55 @@ public final class RecordedHandoff<T> implements Handoff<T> {
 
     public RecordedHandoff(Handoff<T> inner) {
         this.inner = inner;
+        if (inner instanceof Stepped) {
+            ((Stepped) inner).recordSteps((kind, slot, item) -> log(kind, "slot", idOf(item), slot));
+        }
+    }
+
+    /** An item's id by identity: -1 for null, 0 for one that was never put. */
+    private int idOf(Object item) {
+        return item == null ? -1 : ids.getOrDefault(item, 0);
     }
 
     @Override
     public void put(T item) throws InterruptedException {
         int id = nextId.getAndIncrement();
         ids.put(item, id);  // before the call: a take may return it before put does
-        log("begin", "put", id);
+        log("begin", "put", id, -1);
         try {
             inner.put(item);
         } catch (RuntimeException | Error e) {  // no design throws: an event the trace spec cannot read
-            log("threw", "put", id);
+            log("threw", "put", id, -1);
             throw e;
         }
-        log("end", "put", id);
+        log("end", "put", id, -1);
     }
 
     @Override
     public T take() throws InterruptedException {
-        log("begin", "take", 0);
+        log("begin", "take", 0, -1);
         T item;
         try {
             item = inner.take();
         } catch (RuntimeException | Error e) {
-            log("threw", "take", 0);
+            log("threw", "take", 0, -1);
             throw e;
         }
-        log("end", "take", item == null ? -1 : ids.getOrDefault(item, 0));
+        log("end", "take", idOf(item), -1);
         return item;
     }
 
-    /** The logical clock: it stands still when no call begins or returns. */
-    public long clock() {
-        return clock.get();
+    /**
+     * How many calls began or returned so far: it stands still when no call does, even while a
+     * thread takes steps (a worker probing empty slots forever hands nothing over).
+     */
+    public long calls() {
+        return calls.get();
+    }
+
+    /** Whether the log ended at MAX_EVENTS while the run went on. */
+    public boolean full() {
+        return clock.get() > MAX_EVENTS;
     }
 
     /** Ends the log: calls after this are made but not logged. */
@@ -117,15 +146,15 @@ public final class RecordedHandoff<T> implements Handoff<T> {
     }
 
     /**
-     * Writes every event logged so far to {@code out} as CSV, {@code clock,thread,kind,op,id} (what
+     * Writes every event logged so far to {@code out} as CSV, {@code clock,thread,kind,op,id,slot} (what
      * ./lab check trace reads), making its folder; returns how many it wrote.
      */
     public int writeTo(Path out) throws IOException {
         List<Event> events = events();
-        StringBuilder csv = new StringBuilder("clock,thread,kind,op,id\n");
+        StringBuilder csv = new StringBuilder("clock,thread,kind,op,id,slot\n");
         for (Event e : events) {
             csv.append(e.clock).append(',').append(e.thread).append(',').append(e.kind).append(',')
-                    .append(e.op).append(',').append(e.id).append('\n');
+                    .append(e.op).append(',').append(e.id).append(',').append(e.slot).append('\n');
         }
         Path folder = out.toAbsolutePath().getParent();
         if (folder != null) {
@@ -135,12 +164,18 @@ public final class RecordedHandoff<T> implements Handoff<T> {
         return events.size();
     }
 
-    private void log(String kind, String op, int id) {
+    private void log(String kind, String op, int id, int slot) {
         if (stopped) {
             return;
         }
         Lane lane = lanes.computeIfAbsent(Thread.currentThread(),
                 t -> new Lane("acceptor".equals(t.getName()) ? 0 : nextThread.getAndIncrement()));
-        lane.events.add(new Event(clock.incrementAndGet(), lane.number, kind, op, id));
+        if (slot < 0) {
+            calls.incrementAndGet();  // counted even past MAX_EVENTS: a hang is told from a spin by it
+        }
+        long tick = clock.incrementAndGet();
+        if (tick <= MAX_EVENTS) {
+            lane.events.add(new Event(tick, lane.number, kind, op, id, slot));
+        }
     }
 }

@@ -1,0 +1,11 @@
+package handofflab.handoffs;
+
+/**
+ * Where a kit's handoff logs the steps inside its calls in a recorded run (trace validation): a
+ * slot read, written or swapped. Package-private, as {@link Stepped} is: only the kit's own
+ * classes log steps, so a submitted class is judged by its calls alone, seen from outside.
+ */
+interface StepLog {
+    /** One step of the calling thread on slot {@code slot}: {@code item} is what it read or wrote. */
+    void step(String kind, int slot, Object item);
+}
