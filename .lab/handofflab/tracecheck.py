@@ -168,8 +168,10 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
 
 def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimlane:
     """The run's last events before the first one the design cannot take, one lane per thread."""
-    lanes = ["acceptor" if t == "0" else f"worker-{t}" for t in sorted({e["thread"] for e in log}, key=int)]
-    lane_of = lambda e: "acceptor" if e["thread"] == "0" else f"worker-{e['thread']}"  # noqa: E731
+    def lane(t: str) -> str:  # RecordedHandoff's lanes: 0 the acceptor, 100 + N acceptor N of several
+        return "acceptor" if t == "0" else f"acceptor-{int(t) - 100}" if int(t) > 100 else f"worker-{t}"
+    lanes = [lane(t) for t in sorted({e["thread"] for e in log}, key=int)]
+    lane_of = lambda e: lane(e["thread"])  # noqa: E731
     start = max(0, furthest - 13)
     shown = log[start:furthest]
     if shown:  # the offending thread's call began before the window: show where it began, too
@@ -230,6 +232,64 @@ def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, h
                 outcome.swimlane.show()
     console.print(f"{sum(o.verdict == v.expected('trace') for v, o in results)} of {len(results)} agree with the catalog")
     return all_agree
+
+
+STRESS_EVENTS = 40_000  # a stress trial's first events TLC judges by default: about 10 000 handoffs, ~20 s of TLC
+
+
+def check_stress(variant: catalog_mod.Variant, events: int = STRESS_EVENTS) -> tuple[dict, TraceOutcome]:
+    """Stress with trace validation switched on: the stress check runs as always (its verdict is the
+    first of the two returned), and its first trial is recorded until its `events`th event and
+    judged by TLC against the design (a prefix of a behaviour is a behaviour)."""
+    if not variant.java or not variant.handoff.trace:
+        raise LabError(f"{variant.name} has no Java handoff with a trace spec",
+                       f"traceable: {', '.join(v.name for v in traceable())}")
+    with tempfile.TemporaryDirectory(prefix="trace-stress-") as tmp:
+        out, log_file = Path(tmp) / "stress.json", Path(tmp) / "stress-trial.csv"
+        seconds = max(javacheck.STRESS_SECONDS["ci"], variant.handoff.stress_seconds)
+        proc = toolchain.run([*javacheck.checker_command("stress", variant.java, variant.profile, out, seconds),
+                              "--trace", str(log_file), str(events)],
+                             f"stress on {variant.name}, tracing its first trial", "run `./lab check java NAME` alone",
+                             timeout=300, check=False)
+        if proc.returncode != 0 or not out.exists() or not log_file.exists():
+            raise LabError(f"stress with tracing on {variant.name} failed (exit {proc.returncode}):\n"
+                           + "\n".join(proc.stderr.strip().splitlines()[-8:]), "run `./lab check java NAME` alone")
+        stress = json.loads(out.read_text())
+        stats, log = stress.get("stats", {}), read_log(log_file)
+        size = int(stats["traced_size"])
+        what = (f"the first trial ({stats['traced_acceptors']} acceptor(s), size {size}): "
+                + ("all" if stats.get("traced_whole_trial") == 1 else "its first") + f" {len(log)} events")
+        if not any(e["op"] == "put" for e in log):
+            return stress, TraceOutcome("pass", 1, f"{what}: nothing was handed over, so there is nothing to validate")
+        accepted, furthest = judge(variant.handoff.trace, log, size, Path(tmp) / "tlc")
+    if accepted:
+        return stress, TraceOutcome("pass", 1, f"{what}, a behaviour of {variant.handoff.spec}")
+    return stress, TraceOutcome(f"violation:{PROPERTY}", 1, f"{what}: event {furthest} cannot happen in "
+                                f"{variant.handoff.spec} ({rule(variant.handoff)})",
+                                swimlane(variant.name, log, furthest, size))
+
+
+def report_stress(name: str, events: int = STRESS_EVENTS, show_traces: bool = True) -> bool:
+    """`./lab check trace NAME --stress`: both verdicts, each against the catalog's claim where it makes
+    one; True when neither differs."""
+    v = catalog_mod.load().variant(name)
+    with progress() as bar:
+        bar.add_task(f"stress on {name}, its first trial traced ({events:,} events at most), then TLC", total=None)
+        stress, outcome = check_stress(v, events)
+    agree = True
+    for checker, verdict, detail in (("stress", stress["verdict"], stress.get("detail", "")),
+                                     ("trace", outcome.verdict, outcome.detail)):
+        claim = v.expected(checker)
+        agree &= claim is None or verdict == claim
+        said = ("" if claim is None else f" — the catalog says {claim}" if verdict != claim else "")
+        (bad if said else ok)(f"{name} {checker}: {verdict} ({detail}){said}"
+                              + (f" (not claimed: {v.why[checker]})" if claim is None and checker in v.why else ""))
+    if outcome.swimlane:
+        OUT.mkdir(parents=True, exist_ok=True)
+        outcome.swimlane.save(OUT / f"{name}.stress.trace")
+        if show_traces:
+            outcome.swimlane.show()
+    return agree
 
 
 def check_log(events: Path, variant: catalog_mod.Variant, capacity: int, what: str) -> TraceOutcome:

@@ -136,3 +136,26 @@ def test_the_kits_hash_table_is_judged_step_by_step_from_its_slots(tmp_path):
     long = log(split[:1] + put * 5 + split[1:])  # the take began before the rows shown: its begin is shown first
     lane = tracecheck.swimlane("SplitSwapPht", long, 22, 3)
     assert lane.steps[0] == tracecheck.Step("worker-1", "take() begins") and len(lane.steps) == 13
+
+
+def test_stress_with_tracing_on_sees_what_stress_alone_passes():
+    """`./lab check trace NAME --stress`: the stress check runs as always, its first trial (the largest
+    size, two acceptors where the design has them) recorded and judged by TLC. LifoBuffer passes stress
+    (nothing lost, nothing twice) and its trial is no behaviour of the ring; the kit's hash table's trial,
+    slot steps included, is one of its design."""
+    cat = catalog.load()
+    stress, lifo = tracecheck.check_stress(cat.variant("LifoBuffer"), 4000)
+    assert stress["verdict"] == "pass" and lifo.verdict == "violation:FollowsSpec", (stress, lifo.detail)
+    assert "2 acceptor(s), size 3" in lifo.detail and {"acceptor-1", "acceptor-2"} <= set(lifo.swimlane.threads)
+    stress, pht = tracecheck.check_stress(cat.variant("ParallelHashTable"), 4000)
+    assert stress["verdict"] == "pass" and pht.verdict == "pass", (stress, pht.detail)
+    assert stress["stats"]["traced_events"] == 4000 and "its first 4000 events" in pht.detail
+
+
+def test_stress_tracing_names_what_it_needs():
+    import subprocess
+    from handofflab import paths
+    run = subprocess.run([str(paths.ROOT / "lab"), "check", "trace", "--stress"], capture_output=True, text=True)
+    assert run.returncode == 2 and "name it: ./lab check trace NAME --stress" in run.stdout + run.stderr, run
+    with pytest.raises(LabError, match="no Java handoff with a trace spec"):
+        tracecheck.check_stress(catalog.load().variant("EventStore"))

@@ -10,7 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * {@code java handofflab.checks.Main CHECKER CLASS --profile P [--out FILE] [--seconds S] [--nonce-stdin]}:
+ * {@code java handofflab.checks.Main CHECKER CLASS --profile P [--out FILE] [--seconds S] [--nonce-stdin]
+ * [--trace FILE EVENTS]}:
  * runs one checker over one handoff class and writes its verdict as JSON. {@code --profile}
  * is the catalog's check profile of the class, or of the design a submitted class is checked
  * like ({@link CheckProfile}): its size, its acceptors. With {@code --collection} instead, CLASS is
@@ -33,6 +34,8 @@ public final class Main {
         Path out = null;
         double seconds = 10;
         String nonce = "";
+        Path trace = null;     // stress: record its first trial there (trace validation)
+        long traceEvents = 0;
         CheckProfile profile = null;
         String classKind = null;  // "collection", "store", "table" or "queue": a class that is not a handoff
         for (int i = 2; i < args.length; i++) {
@@ -40,6 +43,9 @@ public final class Main {
                 out = Paths.get(args[++i]);
             } else if (args[i].equals("--seconds") && i + 1 < args.length) {
                 seconds = Double.parseDouble(args[++i]);
+            } else if (args[i].equals("--trace") && i + 2 < args.length) {
+                trace = Paths.get(args[++i]);
+                traceEvents = Long.parseLong(args[++i]);
             } else if (args[i].equals("--nonce-stdin")) {
                 // The grader's secret for this run, read before any submitted class loads: a
                 // verdict file without it was not written by this checker.
@@ -85,7 +91,7 @@ public final class Main {
         } else if (v == null) {
             switch (checker) {
                 case "lincheck": v = LincheckCheck.run(subject, profile); break;
-                case "stress": v = StressCheck.run(subject, profile, seconds); break;
+                case "stress": v = StressCheck.run(subject, profile, seconds, trace, traceEvents); break;
                 case "jpf": v = JpfCheck.run(subject, profile); break;
                 case "trace":  // records one run for trace validation; TLC judges it (./lab check trace)
                     if (out == null) {
@@ -137,7 +143,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks CLASS --profile P|--collection|--store [--out FILE] [--seconds S]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks CLASS --profile P|--collection|--store [--out FILE] [--seconds S] [--trace FILE EVENTS (stress)]");
         System.exit(2);
     }
 }

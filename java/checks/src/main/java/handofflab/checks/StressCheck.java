@@ -3,6 +3,7 @@ package handofflab.checks;
 import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
+import handofflab.handoffs.RecordedHandoff;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -33,15 +34,41 @@ public final class StressCheck {
     }
 
     public static Verdict run(String name, CheckProfile profile, double seconds) throws InterruptedException {
+        return run(name, profile, seconds, null, 0);
+    }
+
+    /**
+     * With {@code trace} set, stress with trace validation switched on: the first trial (at the largest
+     * size, with the most acceptors) has its handoff
+     * recorded from outside (RecordedHandoff, and the kit's hash table's slot steps) until its
+     * {@code maxEvents}th event, and the log is written to {@code trace} for TLC
+     * (./lab check trace NAME --stress); the trial's shape goes into the verdict's stats.
+     */
+    public static Verdict run(String name, CheckProfile profile, double seconds, java.nio.file.Path trace,
+                              long maxEvents) throws InterruptedException {
         Verdict v = new Verdict("stress", name);
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         int trials = 0, cut = 0;
         long moved = 0;
         int[][] shapes = profile.stressShapes();
         while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
-            int[] shape = shapes[(trials + cut) % shapes.length];
-            Trial t = new Trial(name, shape[0], shape[1]);
+            boolean traced = trace != null && trials + cut == 0;
+            // The traced trial has the most room to leave the design: the largest size, the most acceptors.
+            int[] shape = traced ? shapes[shapes.length - 1] : shapes[(trials + cut) % shapes.length];
+            Trial t = new Trial(name, shape[0], shape[1], traced ? maxEvents : 0);
             t.run(deadline, v);
+            if (traced) {
+                RecordedHandoff<Integer> recorder = (RecordedHandoff<Integer>) t.handoff;
+                recorder.stop();
+                try {
+                    v.stats.put("traced_events", recorder.writeTo(trace));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("cannot write the trace to " + trace, e);
+                }
+                v.stats.put("traced_size", shape[1]);
+                v.stats.put("traced_acceptors", shape[0]);
+                v.stats.put("traced_whole_trial", recorder.full() ? 0 : 1);
+            }
             if (!v.verdict.equals("pass")) {
                 v.stats.put("acceptors", shape[0]);
                 v.stats.put("size", shape[1]);
@@ -84,8 +111,9 @@ public final class StressCheck {
         final int acceptors;
         final java.util.concurrent.atomic.AtomicInteger acceptorsDone = new java.util.concurrent.atomic.AtomicInteger();
 
-        Trial(String name, int acceptors, int size) {
-            handoff = Handoffs.create(name, size);
+        Trial(String name, int acceptors, int size, long traceEvents) {
+            Handoff<Integer> made = Handoffs.create(name, size);
+            handoff = traceEvents > 0 ? new RecordedHandoff<>(made, traceEvents) : made;
             this.acceptors = acceptors;
         }
 

@@ -25,11 +25,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Each item put gets the next id (1, 2, ...), and a take is logged with the id of the item it
  * returned, by identity: -1 for null, 0 for an item that was never put. A kit class that logs its
  * steps ({@link Stepped}: the parallel hash table's slot accesses) logs them on the same clock, as
- * op "slot" with the slot's number; a submitted class cannot, and is judged by its calls alone. Threads are numbered as
- * the spec's lanes: 0 for the thread named "acceptor", then 1, 2, ... in the order of their first
- * call. {@link #stop()} ends the log (a server stops it before its shutdown STOP items), and so
- * does its {@link #MAX_EVENTS}th event: a worker that probes empty slots for ever logs a step per
- * probe, and TLC judges what came first (a prefix of a behaviour is one), not a million probes.
+ * op "slot" with the slot's number; a submitted class cannot, and is judged by its calls alone.
+ * Threads are numbered as the spec's lanes: 0 for the thread named "acceptor" (100 + N for
+ * "acceptor-N" of several: a stress trial's), then 1, 2, ... in the order of their first call. Used
+ * also by the stress check with tracing on. {@link #stop()} ends the log (a server stops it before its
+ * shutdown STOP items), and so does its {@link #MAX_EVENTS}th event (unless told another number): a
+ * worker that probes empty slots for ever logs a step per probe, and TLC judges what came first (a
+ * prefix of a behaviour is one), not a million probes.
  */
 public final class RecordedHandoff<T> implements Handoff<T> {
     /**
@@ -63,8 +65,9 @@ public final class RecordedHandoff<T> implements Handoff<T> {
         }
     }
 
-    /** The log's length at most: a run of 200 puts with the hash table's steps logs about 2 000. */
+    /** The log's length at most, unless told: a run of 200 puts with the hash table's steps logs about 2 000. */
     public static final int MAX_EVENTS = 20_000;
+    private final long maxEvents;
 
     private final Handoff<T> inner;
     private final AtomicLong clock = new AtomicLong();
@@ -76,7 +79,13 @@ public final class RecordedHandoff<T> implements Handoff<T> {
     private volatile boolean stopped;
 
     public RecordedHandoff(Handoff<T> inner) {
+        this(inner, MAX_EVENTS);
+    }
+
+    /** A log that ends at its {@code maxEvents}th event (a stress trial's: ./lab check trace --stress). */
+    public RecordedHandoff(Handoff<T> inner, long maxEvents) {
         this.inner = inner;
+        this.maxEvents = maxEvents;
         if (inner instanceof Stepped) {
             ((Stepped) inner).recordSteps((kind, slot, item) -> log(kind, "slot", idOf(item), slot));
         }
@@ -123,9 +132,9 @@ public final class RecordedHandoff<T> implements Handoff<T> {
         return calls.get();
     }
 
-    /** Whether the log ended at MAX_EVENTS while the run went on. */
+    /** Whether the log ended at its last event while the run went on. */
     public boolean full() {
-        return clock.get() > MAX_EVENTS;
+        return clock.get() > maxEvents;
     }
 
     /** Ends the log: calls after this are made but not logged. */
@@ -164,17 +173,28 @@ public final class RecordedHandoff<T> implements Handoff<T> {
         return events.size();
     }
 
+    /** "acceptor" is lane 0; "acceptor-N", one of several (a stress trial's), is lane 100 + N; others 1, 2, ... */
+    private int laneOf(String name) {
+        if (name.equals("acceptor")) {
+            return 0;
+        }
+        if (name.matches("acceptor-[1-9]\\d?")) {
+            return 100 + Integer.parseInt(name.substring("acceptor-".length()));
+        }
+        return nextThread.getAndIncrement();
+    }
+
     private void log(String kind, String op, int id, int slot) {
         if (stopped) {
             return;
         }
         Lane lane = lanes.computeIfAbsent(Thread.currentThread(),
-                t -> new Lane("acceptor".equals(t.getName()) ? 0 : nextThread.getAndIncrement()));
+                t -> new Lane(laneOf(t.getName())));
         if (slot < 0) {
             calls.incrementAndGet();  // counted even past MAX_EVENTS: a hang is told from a spin by it
         }
         long tick = clock.incrementAndGet();
-        if (tick <= MAX_EVENTS) {
+        if (tick <= maxEvents) {
             lane.events.add(new Event(tick, lane.number, kind, op, id, slot));
         }
     }
