@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -69,7 +70,9 @@ def run(runs: int, busy: int, only: str | None = None) -> int:
         for loop in loops:
             loop.kill()
     OUT.mkdir(parents=True, exist_ok=True)
-    with (OUT / "verdicts.csv").open("w", newline="") as f:
+    # One file per --only: a long verification done in parts keeps every part's counts.
+    written = OUT / (f"verdicts-{re.sub(r'[^A-Za-z0-9_-]', '_', only)}.csv" if only else "verdicts.csv")
+    with written.open("w", newline="") as f:
         w = csv.DictWriter(f, list(rows[0]))
         w.writeheader()
         w.writerows(rows)
@@ -82,9 +85,9 @@ def run(runs: int, busy: int, only: str | None = None) -> int:
     console.print(table)
     short = [r for r in rows if r["agreed"] < runs]
     if short:
-        bad(f"{len(short)} claim(s) did not hold every run → {OUT / 'verdicts.csv'}")
+        bad(f"{len(short)} claim(s) did not hold every run → {written}")
         return 1
-    ok(f"all {len(rows)} claims held in {runs}/{runs} runs → {OUT / 'verdicts.csv'}")
+    ok(f"all {len(rows)} claims held in {runs}/{runs} runs → {written}")
     return 0
 
 
