@@ -125,13 +125,16 @@ print(f"peak: {peak.throughput_per_s:,.0f} connections/s at W = {peak.workers:.0
 print(f"buffer full before a put: {throughput.full_fraction.iloc[0]:.0%} of puts at W = 1, "
       f"{throughput.full_fraction.iloc[-1]:.0%} at W = {last.workers:.0f}")
 assert (few.efficiency >= 0.8).all(), "with few workers the buffer should keep pace with the bound"
-assert peak.workers < last.workers and last.efficiency < 0.5 * peak.efficiency, "no thundering herd at the largest W?"
+# The herd wastes the workers' time: at the largest W the efficiency is under half the best. Where the throughput
+# peaks is not asserted: beside other load, more threads win a larger share of the cores (a busy CI run peaked at W = 64).
+assert last.efficiency < 0.5 * throughput.efficiency.max(), "no thundering herd at the largest W?"
 assert throughput.full_fraction.iloc[0] > 0.9 and throughput.full_fraction.iloc[-1] < 0.5 * throughput.full_fraction.iloc[0]
 
 # %% [markdown]
 # Up to 8 workers the buffer keeps pace with the bound (efficiency 0.8 or more in
-# the nearest of three runs, asserted); past the peak, more workers lower the throughput (at the largest $W$ the
-# efficiency is less than half the peak's, asserted). The buffer is full before almost
+# the nearest of three runs, asserted); with many more, the herd wastes the workers' time (at the largest $W$ the
+# efficiency is less than half the best, asserted), and past a peak more workers lower the throughput. Where that
+# peak lies depends on the machine's other load, so it is printed, not asserted. The buffer is full before almost
 # every put with one worker and drains as workers are added (asserted): the acceptor
 # waits for the workers, not the other way round, until the herd of woken workers
 # slows everyone. Roussev & Wu also found an optimum in the number of workers (their

@@ -145,10 +145,11 @@ def test_stress_with_tracing_on_sees_what_stress_alone_passes():
     slot steps included, is one of its design."""
     cat = catalog.load()
     stress, lifo = tracecheck.check_stress(cat.variant("LifoBuffer"), 4000)
-    assert stress["verdict"] == "pass" and lifo.verdict == "violation:FollowsSpec", (stress, lifo.detail)
+    # stress finds nothing wrong (or, on a busy machine, finishes no trial in its time: no verdict)
+    assert stress["verdict"] in ("pass", "incomplete") and lifo.verdict == "violation:FollowsSpec", (stress, lifo.detail)
     assert "2 acceptor(s), size 3" in lifo.detail and {"acceptor-1", "acceptor-2"} <= set(lifo.swimlane.threads)
     stress, pht = tracecheck.check_stress(cat.variant("ParallelHashTable"), 4000)
-    assert stress["verdict"] == "pass" and pht.verdict == "pass", (stress, pht.detail)
+    assert stress["verdict"] in ("pass", "incomplete") and pht.verdict == "pass", (stress, pht.detail)
     assert stress["stats"]["traced_events"] == 4000 and "its beginning: 4000 events" in pht.detail
 
 
