@@ -107,13 +107,13 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
         kit = classes.parent / "kit-classes"
         kit.mkdir()
         cp = f"{cp}:{javabuild.classpath('checks')}"
-        run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp, "-d", str(kit),
+        run = jail.run([*budgets.JAVAC, "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp, "-d", str(kit),
                         *map(str, helpers)], timeout=budgets.COMPILE_SECONDS)
         if run.returncode != 0:
             raise LabError(f"lab {rubric.lab}'s public helpers do not compile:\n{run.output[-2000:]}",
                            "rebuild the kit (`./lab test`) or restore labs/ from git")
         cp = f"{kit}:{cp}"
-    run = jail.run(["javac", "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp,
+    run = jail.run([*budgets.JAVAC, "--release", "11", "-Xlint:none", "-proc:none", "-cp", cp,
                     "-d", str(classes), str(source)], timeout=budgets.COMPILE_SECONDS)
     if run.timed_out:
         return f"Compiling took longer than {budgets.COMPILE_SECONDS} s."

@@ -29,8 +29,8 @@ def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tupl
     cp = javabuild.classpath("checks")
     test_classes = tmp / "test-classes"
     test_classes.mkdir()
-    build = jail.run(["javac", "-Xlint:none", "-proc:none", "-cp", f"{classes}:{cp}", "-d", str(test_classes),
-                         *map(str, tests_src)], timeout=budgets.COMPILE_SECONDS)
+    build = jail.run([*budgets.JAVAC, "-Xlint:none", "-proc:none", "-cp", f"{classes}:{cp}", "-d", str(test_classes),
+                      *map(str, tests_src)], timeout=budgets.COMPILE_SECONDS)
     if build.returncode != 0:
         msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
               + build.output + "\n```"

@@ -207,7 +207,7 @@ def verdict(variant, source: Path, jail: Jail) -> tuple[str, str, object]:
     meta, tmp = own / "tlc-meta", own / "tmp"
     meta.mkdir()
     tmp.mkdir()
-    run = jail.run(tlc.command(cfg, source, meta, tmp), timeout=budgets.TLC_SECONDS)
+    run = jail.run(tlc.command(cfg, source, meta, tmp, small=True), timeout=budgets.TLC_SECONDS)
     if run.timed_out:
         return "error", f"TLC ran past {budgets.TLC_SECONDS} s: is the state space unbounded (a counter with no limit)?", None
     try:
