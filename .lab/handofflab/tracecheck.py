@@ -75,23 +75,28 @@ def empty_hang(hung: bool, log: list[dict]) -> bool:
 
 def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: str | None = None,
                   extra_classpath: str = "") -> TraceOutcome:
-    """Record `runs` runs (sizes taken in turn from the profile's stress_sizes), have TLC judge them, one
+    """Record up to `runs` runs (sizes taken in turn from the profile's stress_sizes), have TLC judge them, one
     run per core at a time, and report the first that is no behaviour of the design."""
     if not variant.handoff.trace:
         raise LabError(f"{variant.handoff.name} has no trace spec", "the catalog's [handoff] names one as trace = ...")
     sizes = variant.profile.stress_sizes or [variant.profile.size]
-    with tempfile.TemporaryDirectory(prefix="trace-") as tmp:
-        recorded = [record(variant, i + 1, sizes[i % len(sizes)], Path(tmp), java_class, extra_classpath)
-                    for i in range(runs)]
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    cores = os.cpu_count() or 1
+    recorded: list[Recorded] = []
+    with tempfile.TemporaryDirectory(prefix="trace-") as tmp, ThreadPoolExecutor(max_workers=cores) as pool:
+        # a round of one run per core, judged side by side; the first run off the design ends the check
+        # (a buggy class is usually off in its first run, and the rest would only say so again)
+        while len(recorded) < runs:
+            batch = [record(variant, n + 1, sizes[n % len(sizes)], Path(tmp), java_class, extra_classpath)
+                     for n in range(len(recorded), min(runs, len(recorded) + cores))]
+            recorded += batch
             judged = list(pool.map(lambda r: judge(variant.handoff.trace, r.log, r.size, Path(tmp) / f"tlc-{r.run}"),
-                                   recorded))
-    for r, (accepted, furthest) in zip(recorded, judged):
-        if not accepted:
-            return TraceOutcome(f"violation:{PROPERTY}", r.run,
-                                f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
-                                f"{furthest} of {len(r.log)} cannot happen there",
-                                swimlane(variant.name, r.log, furthest, r.size))
+                                   batch))
+            for r, (accepted, furthest) in zip(batch, judged):
+                if not accepted:
+                    return TraceOutcome(f"violation:{PROPERTY}", r.run,
+                                        f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
+                                        f"{furthest} of {len(r.log)} cannot happen there",
+                                        swimlane(variant.name, r.log, furthest, r.size))
     empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
     if empty:
         return TraceOutcome("deadlock", empty.run, f"run {empty.run} (size {empty.size}) stopped before any take "
@@ -153,7 +158,7 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
     cfg = folder / f"{trace_spec}.cfg"
     cfg.write_text("SPECIFICATION Spec\nINVARIANT Furthest\nINVARIANT NotWholeLog\nCHECK_DEADLOCK FALSE\n")
     (folder / "tmp").mkdir()  # TLC's own java.io.tmpdir: judges run side by side (tlc.command says why)
-    proc = toolchain.run(tlc.command(cfg, spec, folder / "meta", folder / "tmp"),
+    proc = toolchain.run(tlc.command(cfg, spec, folder / "meta", folder / "tmp", small=True),
                          f"TLC on a trace of {trace_spec}", "run TLC by hand in the folder it names", cwd=folder,
                          timeout=600, check=False)
     out = proc.stdout + proc.stderr
