@@ -82,6 +82,7 @@ class Handoff:
     check: dict = field(default_factory=dict, hash=False)  # [handoff.check], raw: variants override keys
     trace: str = ""  # the spec a recorded run is validated against (`./lab check trace`), if the design has one
     track: str = "servers"  # which paper's question: servers (Roussev & Wu), dht (Malard & Stewart), calendar (McBride & Ferrell)
+    trace_steps: str = ""  # the steps inside a call the kit's class logs and the trace spec allows, in words
 
 
 @dataclass(frozen=True)
@@ -219,7 +220,7 @@ def load(path: Path = paths.CATALOG) -> Catalog:
     for h in data.get("handoff", []):
         handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
                                      float(h.get("stress_seconds", 0)), dict(h.get("check", {})), h.get("trace", ""),
-                                     h.get("track", "servers"))
+                                     h.get("track", "servers"), h.get("trace_steps", ""))
         if handoffs[h["name"]].track not in TRACKS:
             raise LabError(f"{path.name}: handoff '{h['name']}' has track = '{h['track']}'", f"use one of {TRACKS}")
         if handoffs[h["name"]].trace and not (paths.SPECS / f"{handoffs[h['name']].trace}.tla").exists():

@@ -96,7 +96,8 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
                     return TraceOutcome(f"violation:{PROPERTY}", r.run,
                                         f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
                                         f"{furthest} of {len(r.log)} cannot happen there",
-                                        swimlane(variant.name, r.log, furthest, r.size))
+                                        swimlane(variant.name, r.log, furthest, r.size,
+                                                 variant.handoff.trace_steps))
     empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
     if empty:
         return TraceOutcome("deadlock", empty.run, f"run {empty.run} (size {empty.size}) stopped before any take "
@@ -129,13 +130,14 @@ def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java
     return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
-_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in"),
+_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read"),
           "op": re.compile(r"put|take|slot"), "id": re.compile(r"-?\d{1,9}"), "slot": re.compile(r"-?\d{1,9}")}
 
 
 def read_log(events: Path) -> list[dict]:
     """A recorded run, each field checked before it goes into a TLA+ module (a grading's run wrote it).
-    A call's slot is -1; a step (op slot: the kit's hash table logs them) names the slot it touched."""
+    A call's slot is -1; a step (op slot: the kit's hash table and pipes log them) names the slot (the
+    worker, for the pipes) it touched."""
     rows = list(csv.DictReader(events.open()))
     for n, row in enumerate(rows, 2):
         if any(not isinstance(row.get(k), str) or not rx.fullmatch(row[k]) for k, rx in _EVENT.items()):
@@ -171,8 +173,9 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
                    f"check specs/{trace_spec}.tla (./lab check trace runs TLC on it with each recorded run)")
 
 
-def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimlane:
-    """The run's last events before the first one the design cannot take, one lane per thread."""
+def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_steps: str = "") -> Swimlane:
+    """The run's last events before the first one the design cannot take, one lane per thread (`design_steps`:
+    the steps the design takes inside its calls, in words, for a log of the kit's class that has them)."""
     def lane(t: str) -> str:  # RecordedHandoff's lanes: 0 the acceptor, 100 + N acceptor N of several
         return "acceptor" if t == "0" else f"acceptor-{int(t) - 100}" if int(t) > 100 else f"worker-{t}"
     lanes = [lane(t) for t in sorted({e["thread"] for e in log}, key=int)]
@@ -186,10 +189,15 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimla
             shown = [log[began]] + shown[1:]
 
     def action(e: dict) -> str:
-        if e["op"] == "slot":  # a step inside a call, logged by the slot (the kit's hash table)
+        if e["op"] == "slot":  # a step inside a call, logged by the kit's class (the hash table's slots, the pipes)
             held = "empty" if e["id"] == "-1" else e["id"]
-            return {"get": f"reads slot {e['slot']}: {held}", "set": f"fills slot {e['slot']} with {e['id']}",
-                    "swap": f"swaps slot {e['slot']} with null: {held}"}.get(e["kind"], f"{e['kind']} slot {e['slot']}")
+            s = e["slot"]
+            return {"get": f"reads slot {s}: {held}", "set": f"fills slot {s} with {e['id']}",
+                    "swap": f"swaps slot {s} with null: {held}",
+                    # the pipes: A is the paper's worker-status array, channel s is worker s's pipe or mailbox
+                    "claim": f"marks A[{s}] busy, for {e['id']}", "peek": f"reads A[{s}]: free",
+                    "free": f"marks A[{s}] free (its own)", "read": f"reads {e['id']} from channel {s}",
+                    }.get(e["kind"], f"{e['kind']} slot {s}")
         if e["kind"] == "threw":  # no design throws: HandoffTrace has no step that reads it
             return f"{e['op']}() threw"
         if e["kind"] == "begin":
@@ -201,8 +209,7 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int) -> Swimla
         steps[-1] = Step(steps[-1].thread, steps[-1].action + "  ← the design cannot do this")
     return Swimlane(f"{name}, one recorded run", "trace", f"violation:{PROPERTY}", lanes, steps,
                     note=(f"Event {furthest} of {len(log)} (capacity {capacity}): " + (
-                        "the class logged its steps inside each call, and the design takes no such step there (the "
-                        "acceptor reads slots and fills an empty one; a worker swaps a slot with null in one step)."
+                        f"the class logged its steps inside each call, and the design takes no such step there ({design_steps})."
                         if any(e["op"] == "slot" for e in log) else
                         "no order of the calls' effects, each between its call's begin and return, lets the design's "
                         "spec do it.") + " The rows before it are the run's last events."))
@@ -310,5 +317,5 @@ def judge_one(log: list[dict], variant: catalog_mod.Variant, capacity: int, what
         return TraceOutcome("pass", 1, f"{what}: {len(log)} events, a behaviour of {variant.handoff.spec}")
     return TraceOutcome(f"violation:{PROPERTY}", 1, f"{what} is no behaviour of {variant.handoff.spec}: event "
                         f"{furthest} of {len(log)} cannot happen there ({rule(variant.handoff)})",
-                        swimlane(variant.name, log, furthest, capacity))
+                        swimlane(variant.name, log, furthest, capacity, variant.handoff.trace_steps))
 

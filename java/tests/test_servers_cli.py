@@ -6,6 +6,8 @@ import signal
 import socket
 import subprocess
 
+import pytest
+
 from handofflab import catalog, paths, servers
 
 
@@ -99,10 +101,12 @@ def test_trace_is_refused_for_a_design_without_a_handoff_spec():
     assert "SharedBuffer" in run.stdout + run.stderr and "Traceback" not in run.stderr
 
 
-def test_a_traced_server_run_of_the_hash_table_is_judged_by_its_slot_steps():
-    """The kit's hash table logs its slot steps in a server run too (a read and a fill per put, a swap per
-    probe of a take), and TLC reads each against the design's steps."""
-    run = _traced_run("ParallelHashTable", "--workers", "2", "--slots", "7", "--delay-ms", "5")
-    events = int(re.search(r"trace: (\d+) events of ParallelHashTable", run.stdout).group(1))
+@pytest.mark.parametrize("design,steps", [("ParallelHashTable", 3), ("Pipes", 2)])
+def test_a_traced_server_run_of_the_kits_class_is_judged_by_its_steps(design, steps):
+    """The kit's hash table and pipes log their steps in a server run too (the table: a read and a fill
+    per put, a swap per probe of a take; the pipes: a claim per put, a read and a free per take), and TLC
+    reads each against the design's steps."""
+    run = _traced_run(design, "--workers", "2", "--slots", "7", "--delay-ms", "5")
+    events = int(re.search(r"trace: (\d+) events of \w+ written", run.stdout).group(1))
     assert run.returncode == 0 and "trace: pass" in run.stdout, run.stdout
-    assert events >= 30 * 4 + 30 * 3, f"30 puts and takes with their steps, not their calls alone: {events}"
+    assert events >= 30 * 4 + 30 * steps, f"30 puts and takes with their steps, not their calls alone: {events}"

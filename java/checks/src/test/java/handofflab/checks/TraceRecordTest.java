@@ -117,4 +117,29 @@ class TraceRecordTest {
         assertTrue(Files.readAllLines(dir.resolve("other.csv")).stream().skip(1).allMatch(l -> l.endsWith(",-1")),
                 "a class outside the kit's handoffs logs no step");
     }
+
+    @Test
+    void theKitsPipesLogTheirMarksAndReadsAndAnEarlyFreeShowsInEveryRun(@TempDir Path dir) throws Exception {
+        CheckProfile pipes = CheckProfile.parse("size=2;sized_by=workers;bounded=false;acceptors=1");
+        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.PipeHandoff", pipes, 2, 20,
+                dir.resolve("pipes.csv")).verdict);
+        List<String> kit = Files.readAllLines(dir.resolve("pipes.csv"));
+        String shown = String.join("\n", kit.subList(0, Math.min(40, kit.size())));
+        // one claim per put (the acceptor, lane 0) and one read per take, each naming a worker 0 or 1
+        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,0,claim,slot,\\d+,[01]")).count(), shown);
+        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,[1-9]\\d*,read,slot,[1-9]\\d*,[01]")).count(), shown);
+        // a worker frees itself only after a read of its own: never before its first one
+        for (String worker : List.of("1", "2")) {
+            List<String> own = kit.stream().filter(l -> l.split(",")[1].equals(worker) && l.contains(",slot,"))
+                    .map(l -> l.split(",")[2]).collect(Collectors.toList());
+            assertTrue(own.isEmpty() || own.get(0).equals("read"), worker + ": " + own.subList(0, Math.min(5, own.size())));
+        }
+
+        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.PipesEarlyFree", pipes, 2, 20,
+                dir.resolve("early.csv")).verdict);
+        List<String> early = Files.readAllLines(dir.resolve("early.csv"));
+        assertTrue(early.stream().filter(l -> l.contains(",slot,") && !l.split(",")[1].equals("0")).findFirst()
+                .map(l -> l.split(",")[2].equals("free")).orElse(false),
+                "the slip's first worker step is a free before any read: " + String.join("\n", early.subList(0, 10)));
+    }
 }

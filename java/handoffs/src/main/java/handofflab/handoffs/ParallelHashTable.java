@@ -72,7 +72,6 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     }
     // ANCHOR_END: probe
 
-    /** The distinct slots the probe sequence of {@code key} ever visits (all m when m is prime). */
     /** A recorded run logs every slot access, each inside its slot's lock (SynchronizedRef). */
     @Override
     public void recordSteps(StepLog log) {
@@ -81,6 +80,7 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         }
     }
 
+    /** The distinct slots the probe sequence of {@code key} ever visits (all m when m is prime). */
     final java.util.Set<Integer> slotsVisited(int key) {
         java.util.Set<Integer> seen = new java.util.TreeSet<>();
         for (int i = 0; i < slots.length; i++) {

@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * <p>A thread becomes worker i the first time it calls {@link #take}; at most
  * {@code workers} threads may take.
  */
-public class PipeHandoff<T> implements Handoff<T> {
+public class PipeHandoff<T> implements Handoff<T>, Stepped {
     private static final int FREE = 0, BUSY = 1;
 
     private final AtomicIntegerArray status;       // the WorkerStatus array A[0..n-1]
@@ -32,6 +32,7 @@ public class PipeHandoff<T> implements Handoff<T> {
     private final boolean markBusy, freeBeforeTake;
     private final Object freed = new Object();     // the acceptor waits here when nobody is free
     private final Map<Thread, Integer> workerOf = new HashMap<>();  // guarded by itself
+    private StepLog steps = (kind, worker, item) -> { };           // a recorded run's log (trace validation)
 
     public PipeHandoff(int workers) {
         this(workers, true, true, false);
@@ -61,7 +62,7 @@ public class PipeHandoff<T> implements Handoff<T> {
         }
         while (true) {
             for (int i = 0; i < status.length(); i++) {   // scan A for a free worker
-                if (claim(i)) {
+                if (claim(i, item)) {
                     channels[i].put(item);
                     return;
                 }
@@ -75,9 +76,33 @@ public class PipeHandoff<T> implements Handoff<T> {
     }
     // ANCHOR_END: put
 
-    /** One probe of the scan; {@link ScanCountingPipes} counts them (the scan bound, ICN 2001 Sec. 4.2). */
-    boolean claim(int i) {
-        return markBusy ? status.compareAndSet(i, FREE, BUSY) : status.get(i) == FREE;
+    /**
+     * One probe of the scan; {@link ScanCountingPipes} counts them (the scan bound, ICN 2001 Sec. 4.2).
+     * A recorded run logs a claim, which is the put's effect: {@code item} goes to worker i's channel
+     * next. Logged after the mark: worker i cannot free itself before it has read {@code item}.
+     */
+    boolean claim(int i, T item) {
+        if (!markBusy) {                    // the NoBusy slip: the status is read, and not marked
+            boolean free = status.get(i) == FREE;
+            if (free) {
+                steps.step("peek", i, item);
+            }
+            return free;
+        }
+        boolean claimed = status.compareAndSet(i, FREE, BUSY);
+        if (claimed) {
+            steps.step("claim", i, item);
+        }
+        return claimed;
+    }
+
+    /**
+     * A recorded run logs the workers' status marks and what each worker reads from its channel
+     * (worker i is slot i), on the recorder's clock.
+     */
+    @Override
+    public void recordSteps(StepLog log) {
+        steps = log;
     }
 
     /** Workers marked free right now (a snapshot: workers free themselves concurrently). */
@@ -118,6 +143,7 @@ public class PipeHandoff<T> implements Handoff<T> {
     }
 
     private void markFree(int i) {
+        steps.step("free", i, null);  // before the mark: the acceptor's claim of i is logged after it
         status.set(i, FREE);
         synchronized (freed) {
             freed.notifyAll();
@@ -133,6 +159,7 @@ public class PipeHandoff<T> implements Handoff<T> {
             markFree(i);   // correct: only after serving the previous one; the EarlyFree slip: always, even before taking
         }
         T item = channels[i].take();
+        steps.step("read", i, item);  // before this worker's next free, so before the next claim of i
         hasServed[i] = true;
         return item;
     }

@@ -23,9 +23,9 @@ public final class ScanCountingPipes<T> extends PipeHandoff<T> {
     }
 
     @Override
-    boolean claim(int i) {
+    boolean claim(int i, T item) {
         probes++;
-        return super.claim(i);
+        return super.claim(i, item);
     }
 
     /** Probes of the last put's scan, rescans after waiting for a free worker included. */

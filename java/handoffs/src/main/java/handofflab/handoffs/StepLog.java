@@ -2,7 +2,7 @@ package handofflab.handoffs;
 
 /**
  * Where a kit's handoff logs the steps inside its calls in a recorded run (trace validation): a
- * slot read, written or swapped. Package-private, as {@link Stepped} is: only the kit's own
+ * slot read, written or swapped (the hash table); a worker's status marked, or its channel read (the pipes). Package-private, as {@link Stepped} is: only the kit's own
  * classes log steps, so a submitted class is judged by its calls alone, seen from outside.
  */
 interface StepLog {
