@@ -130,14 +130,14 @@ def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java
     return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
-_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read"),
+_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read|insert|remove|wait|woke|notifyAll|notify"),
           "op": re.compile(r"put|take|slot"), "id": re.compile(r"-?\d{1,9}"), "slot": re.compile(r"-?\d{1,9}")}
 
 
 def read_log(events: Path) -> list[dict]:
     """A recorded run, each field checked before it goes into a TLA+ module (a grading's run wrote it).
-    A call's slot is -1; a step (op slot: the kit's hash table and pipes log them) names the slot (the
-    worker, for the pipes) it touched."""
+    A call's slot is -1; a step (op slot: the kit's buffers, hash table and pipes log them) names the slot
+    (the worker, for the pipes; the count held, for a wait or a notify) it touched."""
     rows = list(csv.DictReader(events.open()))
     for n, row in enumerate(rows, 2):
         if any(not isinstance(row.get(k), str) or not rx.fullmatch(row[k]) for k, rx in _EVENT.items()):
@@ -189,7 +189,7 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_st
             shown = [log[began]] + shown[1:]
 
     def action(e: dict) -> str:
-        if e["op"] == "slot":  # a step inside a call, logged by the kit's class (the hash table's slots, the pipes)
+        if e["op"] == "slot":  # a step inside a call, logged by the kit's class (buffer, hash table, pipes)
             held = "empty" if e["id"] == "-1" else e["id"]
             s = e["slot"]
             return {"get": f"reads slot {s}: {held}", "set": f"fills slot {s} with {e['id']}",
@@ -197,6 +197,10 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_st
                     # the pipes: A is the paper's worker-status array, channel s is worker s's pipe or mailbox
                     "claim": f"marks A[{s}] busy, for {e['id']}", "peek": f"reads A[{s}]: free",
                     "free": f"marks A[{s}] free (its own)", "read": f"reads {e['id']} from channel {s}",
+                    # the shared buffer: a wait's, a wake-up's and a notify's number is the count held then
+                    "insert": f"fills slot {s} with {e['id']}", "remove": f"empties slot {s}: {held}",
+                    "wait": f"wait() ({s} held)", "woke": f"wakes ({s} held)",
+                    "notifyAll": "notifyAll()", "notify": "notify()",
                     }.get(e["kind"], f"{e['kind']} slot {s}")
         if e["kind"] == "threw":  # no design throws: HandoffTrace has no step that reads it
             return f"{e['op']}() threw"

@@ -142,4 +142,24 @@ class TraceRecordTest {
                 .map(l -> l.split(",")[2].equals("free")).orElse(false),
                 "the slip's first worker step is a free before any read: " + String.join("\n", early.subList(0, 10)));
     }
+
+    @Test
+    void theKitsBufferLogsItsEffectsWaitsAndNotifiesInsideItsMonitor(@TempDir Path dir) throws Exception {
+        CheckProfile buffer = CheckProfile.parse("size=2;sized_by=slots;bounded=true;acceptors=1");
+        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.MonitorBuffer", buffer, 2, 20,
+                dir.resolve("buffer.csv")).verdict);
+        List<String> kit = Files.readAllLines(dir.resolve("buffer.csv"));
+        String shown = String.join("\n", kit.subList(0, Math.min(40, kit.size())));
+        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,0,insert,slot,[1-9]\\d*,[01]")).count(), shown);
+        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,[1-9]\\d*,remove,slot,[1-9]\\d*,[01]")).count(), shown);
+        assertEquals(400, kit.stream().filter(l -> l.contains(",notifyAll,slot,")).count(), "one notifyAll per call");
+        assertEquals(kit.stream().filter(l -> l.contains(",woke,")).count(),
+                kit.stream().filter(l -> l.contains(",wait,")).count(), "every wait of a run that ended woke");
+
+        String hungOrNot = TraceRecord.run("handofflab.handoffs.NotifyBuffer", buffer, 2, 20, dir.resolve("notify.csv")).verdict;
+        assertTrue(List.of("recorded", "deadlock").contains(hungOrNot), hungOrNot);  // its lost wake-up hangs some runs
+        List<String> notify = Files.readAllLines(dir.resolve("notify.csv"));
+        assertTrue(notify.stream().anyMatch(l -> l.contains(",notify,slot,"))
+                && notify.stream().noneMatch(l -> l.contains(",notifyAll,")), String.join("\n", notify.subList(0, 12)));
+    }
 }

@@ -17,20 +17,20 @@ public final class IfBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         if (isFull()) {  // BUG: no re-check after waking
-            wait();
+            await();
         }
         insert(item);
-        notifyAll();
+        wakeAll();
     }
 
     // ANCHOR: take
     @Override
     public synchronized T take() throws InterruptedException {
         if (isEmpty()) {  // BUG: no re-check after waking
-            wait();
+            await();
         }
         T item = extract();
-        notifyAll();
+        wakeAll();
         return item;
     }
     // ANCHOR_END: take

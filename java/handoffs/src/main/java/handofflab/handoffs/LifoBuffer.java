@@ -16,19 +16,19 @@ public final class LifoBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         while (isFull()) {
-            wait();
+            await();
         }
         insert(item);
-        notifyAll();
+        wakeAll();
     }
 
     @Override
     public synchronized T take() throws InterruptedException {
         while (isEmpty()) {
-            wait();
+            await();
         }
         T item = extractNewest();  // BUG: the newest, not the oldest
-        notifyAll();
+        wakeAll();
         return item;
     }
 }

@@ -13,6 +13,9 @@ package handofflab.handoffs;
  *       kind ({@link NotifyBuffer} breaks this).</li>
  * </ul>
  * TLA+ model: {@code specs/SharedBuffer.tla} with {@code specs/MonitorBuffer.cfg}.
+ *
+ * <p>{@code await()} and {@code wakeAll()} are {@code wait()} and {@code notifyAll()} on this monitor
+ * ({@link Ring}): a recorded run logs them for trace validation.
  */
 public final class MonitorBuffer<T> extends Ring<T> {
 
@@ -25,10 +28,10 @@ public final class MonitorBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         while (isFull()) {
-            wait();
+            await();
         }
         insert(item);
-        notifyAll();
+        wakeAll();
     }
     // ANCHOR_END: put
 
@@ -37,10 +40,10 @@ public final class MonitorBuffer<T> extends Ring<T> {
     @Override
     public synchronized T take() throws InterruptedException {
         while (isEmpty()) {
-            wait();
+            await();
         }
         T item = extract();
-        notifyAll();
+        wakeAll();
         return item;
     }
     // ANCHOR_END: take

@@ -21,20 +21,20 @@ public final class NotifyBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         while (isFull()) {
-            wait();
+            await();
         }
         insert(item);
-        notify();  // BUG: may wake a thread that cannot use this change
+        wakeOne();  // BUG: may wake a thread that cannot use this change
     }
 
     // ANCHOR: take
     @Override
     public synchronized T take() throws InterruptedException {
         while (isEmpty()) {
-            wait();
+            await();
         }
         T item = extract();
-        notify();  // BUG: may wake another worker instead of the waiting acceptor
+        wakeOne();  // BUG: may wake another worker instead of the waiting acceptor
         return item;
     }
     // ANCHOR_END: take

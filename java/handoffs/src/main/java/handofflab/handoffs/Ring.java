@@ -11,11 +11,12 @@ package handofflab.handoffs;
  * Every field is guarded by the monitor of {@code this}: call these methods only
  * inside {@code synchronized} methods of the subclass.
  */
-public abstract class Ring<T> implements Handoff<T> {
+public abstract class Ring<T> implements Handoff<T>, Stepped {
     private final Object[] items;  // guarded by this
     private int putAt;             // guarded by this: next slot to fill
     private int takeAt;            // guarded by this: next slot to empty
     private int count;             // guarded by this: filled slots
+    private StepLog steps = (kind, slot, item) -> { };  // a recorded run's log (trace validation)
 
     protected Ring(int capacity) {
         if (capacity <= 0) {
@@ -37,6 +38,7 @@ public abstract class Ring<T> implements Handoff<T> {
         if (item == null) {
             throw new NullPointerException("a handoff carries connections, never null");
         }
+        steps.step("insert", putAt, item);
         items[putAt] = item;
         putAt = (putAt + 1) % items.length;
         count++;
@@ -46,23 +48,56 @@ public abstract class Ring<T> implements Handoff<T> {
     @SuppressWarnings("unchecked")
     final T extract() {
         T item = (T) items[takeAt];
+        steps.step("remove", takeAt, item);
         items[takeAt] = null;
         takeAt = (takeAt + 1) % items.length;
         count--;
         return item;
     }
 
-    /** Items buffered now (for measurements; takes the monitor). */
     /** Takes the item put last, not the oldest: only {@link LifoBuffer}'s bug takes from this end. */
     @SuppressWarnings("unchecked")
     final T extractNewest() {
         putAt = (putAt - 1 + items.length) % items.length;
         T item = (T) items[putAt];
+        steps.step("remove", putAt, item);
         items[putAt] = null;
         count--;
         return item;
     }
 
+    /**
+     * {@code wait()} on this monitor. A recorded run logs the wait, and the wake-up once the thread holds
+     * the monitor again, each with the items held then (the trace spec checks its own count against it).
+     */
+    final void await() throws InterruptedException {
+        steps.step("wait", count, null);
+        wait();
+        steps.step("woke", count, null);
+    }
+
+    /** {@code notifyAll()} on this monitor, logged in a recorded run. */
+    final void wakeAll() {
+        steps.step("notifyAll", count, null);
+        notifyAll();
+    }
+
+    /** {@code notify()} on this monitor, logged in a recorded run: only {@link NotifyBuffer}'s bug calls it. */
+    final void wakeOne() {
+        steps.step("notify", count, null);
+        notify();
+    }
+
+    /**
+     * A recorded run logs every insert and remove (with its slot of the ring), wait, wake-up and notify,
+     * each inside the monitor, so the log orders them as they happened.
+     */
+    @Override
+    public void recordSteps(StepLog log) {
+        steps = log;
+    }
+
+    /** Items buffered now (for measurements; takes the monitor). */
     public synchronized int size() {
         return count;
     }
