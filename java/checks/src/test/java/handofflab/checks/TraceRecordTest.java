@@ -98,19 +98,27 @@ class TraceRecordTest {
         assertTrue(v.detail.contains("no call began or returned"), v.detail);
     }
 
+    /** A recorded run of one of the kit's handoffs that ends (every thread through): its CSV lines. */
+    private static List<String> recorded(String handoff, CheckProfile profile, Path file) throws Exception {
+        assertEquals("recorded", TraceRecord.run("handofflab.handoffs." + handoff, profile, 2, 20, file).verdict);
+        return Files.readAllLines(file);
+    }
+
+    /** How many events of a recorded run match {@code regex} (clock,thread,kind,op,id,slot). */
+    private static long count(List<String> log, String regex) {
+        return log.stream().filter(l -> l.matches(regex)).count();
+    }
+
     @Test
     void theKitsHashTableLogsItsSlotStepsAndAStudentsClassOnlyItsCalls(@TempDir Path dir) throws Exception {
         CheckProfile pht = CheckProfile.parse("size=3;sized_by=slots;bounded=true;acceptors=1");
-        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.ParallelHashTable", pht, 2, 20,
-                dir.resolve("kit.csv")).verdict);
-        List<String> kit = Files.readAllLines(dir.resolve("kit.csv"));
+        List<String> kit = recorded("ParallelHashTable", pht, dir.resolve("kit.csv"));
         // The acceptor reads and fills slots; a worker only swaps a slot with null (steps as clock,thread,kind,op,id,slot)
         List<String> workerSteps = kit.stream().filter(l -> l.contains(",slot,") && !l.split(",")[1].equals("0"))
                 .map(l -> l.split(",")[2]).distinct().collect(Collectors.toList());
         assertEquals(List.of("swap"), workerSteps, String.join("\n", kit.subList(0, Math.min(40, kit.size()))));
-        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,0,set,slot,\\d+,[0-2]")).count(), "one set per put");
-        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,[1-9]\\d*,swap,slot,[1-9]\\d*,[0-2]")).count(),
-                "one swap that took something out per take");
+        assertEquals(200, count(kit, "\\d+,0,set,slot,\\d+,[0-2]"), "one set per put");
+        assertEquals(200, count(kit, "\\d+,[1-9]\\d*,swap,slot,[1-9]\\d*,[0-2]"), "one swap that took something out per take");
 
         assertEquals("recorded", TraceRecord.run(NeverGives.class.getName().replace("NeverGives", "Throws"), ONE_SLOT, 2,
                 20, dir.resolve("other.csv")).verdict);
@@ -121,13 +129,11 @@ class TraceRecordTest {
     @Test
     void theKitsPipesLogTheirMarksAndReadsAndAnEarlyFreeShowsInEveryRun(@TempDir Path dir) throws Exception {
         CheckProfile pipes = CheckProfile.parse("size=2;sized_by=workers;bounded=false;acceptors=1");
-        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.PipeHandoff", pipes, 2, 20,
-                dir.resolve("pipes.csv")).verdict);
-        List<String> kit = Files.readAllLines(dir.resolve("pipes.csv"));
+        List<String> kit = recorded("PipeHandoff", pipes, dir.resolve("pipes.csv"));
         String shown = String.join("\n", kit.subList(0, Math.min(40, kit.size())));
         // one claim per put (the acceptor, lane 0) and one read per take, each naming a worker 0 or 1
-        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,0,claim,slot,\\d+,[01]")).count(), shown);
-        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,[1-9]\\d*,read,slot,[1-9]\\d*,[01]")).count(), shown);
+        assertEquals(200, count(kit, "\\d+,0,claim,slot,\\d+,[01]"), shown);
+        assertEquals(200, count(kit, "\\d+,[1-9]\\d*,read,slot,[1-9]\\d*,[01]"), shown);
         // a worker frees itself only after a read of its own: never before its first one
         for (String worker : List.of("1", "2")) {
             List<String> own = kit.stream().filter(l -> l.split(",")[1].equals(worker) && l.contains(",slot,"))
@@ -135,9 +141,7 @@ class TraceRecordTest {
             assertTrue(own.isEmpty() || own.get(0).equals("read"), worker + ": " + own.subList(0, Math.min(5, own.size())));
         }
 
-        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.PipesEarlyFree", pipes, 2, 20,
-                dir.resolve("early.csv")).verdict);
-        List<String> early = Files.readAllLines(dir.resolve("early.csv"));
+        List<String> early = recorded("PipesEarlyFree", pipes, dir.resolve("early.csv"));
         assertTrue(early.stream().filter(l -> l.contains(",slot,") && !l.split(",")[1].equals("0")).findFirst()
                 .map(l -> l.split(",")[2].equals("free")).orElse(false),
                 "the slip's first worker step is a free before any read: " + String.join("\n", early.subList(0, 10)));
@@ -146,15 +150,12 @@ class TraceRecordTest {
     @Test
     void theKitsBufferLogsItsEffectsWaitsAndNotifiesInsideItsMonitor(@TempDir Path dir) throws Exception {
         CheckProfile buffer = CheckProfile.parse("size=2;sized_by=slots;bounded=true;acceptors=1");
-        assertEquals("recorded", TraceRecord.run("handofflab.handoffs.MonitorBuffer", buffer, 2, 20,
-                dir.resolve("buffer.csv")).verdict);
-        List<String> kit = Files.readAllLines(dir.resolve("buffer.csv"));
+        List<String> kit = recorded("MonitorBuffer", buffer, dir.resolve("buffer.csv"));
         String shown = String.join("\n", kit.subList(0, Math.min(40, kit.size())));
-        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,0,insert,slot,[1-9]\\d*,[01]")).count(), shown);
-        assertEquals(200, kit.stream().filter(l -> l.matches("\\d+,[1-9]\\d*,remove,slot,[1-9]\\d*,[01]")).count(), shown);
-        assertEquals(400, kit.stream().filter(l -> l.contains(",notifyAll,slot,")).count(), "one notifyAll per call");
-        assertEquals(kit.stream().filter(l -> l.contains(",woke,")).count(),
-                kit.stream().filter(l -> l.contains(",wait,")).count(), "every wait of a run that ended woke");
+        assertEquals(200, count(kit, "\\d+,0,insert,slot,[1-9]\\d*,[01]"), shown);
+        assertEquals(200, count(kit, "\\d+,[1-9]\\d*,remove,slot,[1-9]\\d*,[01]"), shown);
+        assertEquals(400, count(kit, ".*,notifyAll,slot,.*"), "one notifyAll per call");
+        assertEquals(count(kit, ".*,woke,.*"), count(kit, ".*,wait,.*"), "every wait of a run that ended woke");
 
         String hungOrNot = TraceRecord.run("handofflab.handoffs.NotifyBuffer", buffer, 2, 20, dir.resolve("notify.csv")).verdict;
         assertTrue(List.of("recorded", "deadlock").contains(hungOrNot), hungOrNot);  // its lost wake-up hangs some runs
