@@ -58,7 +58,7 @@ public final class StressCheck {
             Trial t = new Trial(name, shape[0], shape[1], traced ? maxEvents : 0);
             t.run(deadline, v);
             if (traced) {
-                RecordedHandoff<Integer> recorder = (RecordedHandoff<Integer>) t.handoff;
+                RecordedHandoff<Integer> recorder = t.recorder;
                 recorder.stop();
                 try {
                     v.stats.put("traced_events", recorder.writeTo(trace));
@@ -100,6 +100,7 @@ public final class StressCheck {
     /** One run of PER_TRIAL connections through a fresh handoff. */
     private static final class Trial {
         final Handoff<Integer> handoff;
+        final RecordedHandoff<Integer> recorder;  // the handoff itself, recorded, in the traced trial; else null
         final AtomicLong taken = new AtomicLong();
         boolean cut;  // stopped at the budget before every connection was taken
         final AtomicLong seq = new AtomicLong();
@@ -113,7 +114,8 @@ public final class StressCheck {
 
         Trial(String name, int acceptors, int size, long traceEvents) {
             Handoff<Integer> made = Handoffs.create(name, size);
-            handoff = traceEvents > 0 ? new RecordedHandoff<>(made, traceEvents) : made;
+            recorder = traceEvents > 0 ? new RecordedHandoff<>(made, traceEvents) : null;
+            handoff = recorder != null ? recorder : made;
             this.acceptors = acceptors;
         }
 
