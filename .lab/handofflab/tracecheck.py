@@ -130,7 +130,7 @@ def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java
     return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
-_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read|insert|remove|wait|woke|notifyAll|notify"),
+_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read|insert|remove|wait|woke|notifyAll|notify|link|unlink"),
           "op": re.compile(r"put|take|slot"), "id": re.compile(r"-?\d{1,9}"), "slot": re.compile(r"-?\d{1,9}")}
 
 
@@ -201,6 +201,8 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_st
                     "insert": f"fills slot {s} with {e['id']}", "remove": f"empties slot {s}: {held}",
                     "wait": f"wait() ({s} held)", "woke": f"wakes ({s} held)",
                     "notifyAll": "notifyAll()", "notify": "notify()",
+                    # the two-lock queue: slot 0 is the tail end, 1 the head end
+                    "link": f"links {e['id']} behind the tail", "unlink": f"unlinks the first node: {held}",
                     }.get(e["kind"], f"{e['kind']} slot {s}")
         if e["kind"] == "threw":  # no design throws: HandoffTrace has no step that reads it
             return f"{e['op']}() threw"

@@ -163,4 +163,12 @@ class TraceRecordTest {
         assertTrue(notify.stream().anyMatch(l -> l.contains(",notify,slot,"))
                 && notify.stream().noneMatch(l -> l.contains(",notifyAll,")), String.join("\n", notify.subList(0, 12)));
     }
+
+    @Test
+    void theKitsQueueLogsEachEndsStepUnderItsLock(@TempDir Path dir) throws Exception {
+        CheckProfile queue = CheckProfile.parse("size=1;sized_by=slots;bounded=false;acceptors=1");
+        List<String> kit = recorded("TwoLockQueue", queue, dir.resolve("queue.csv"));
+        assertEquals(200, count(kit, "\\d+,0,link,slot,[1-9]\\d*,0"), "one link per put, at the tail");
+        assertEquals(200, count(kit, "\\d+,[1-9]\\d*,unlink,slot,[1-9]\\d*,1"), "one unlink per take, at the head");
+    }
 }

@@ -14,7 +14,7 @@ package handofflab.handoffs;
  *
  * <p>TLA+ model: {@code specs/TwoLockQueue.tla}.
  */
-public final class TwoLockQueue<T> implements Handoff<T> {
+public final class TwoLockQueue<T> implements Handoff<T>, Stepped {
 
     private static final class Node<T> {
         T value;                 // written before the node is linked; nulled by the taker
@@ -28,6 +28,17 @@ public final class TwoLockQueue<T> implements Handoff<T> {
     private final Object tailLock = new Object();
     private Node<T> head = new Node<>(null);  // guarded by headLock
     private Node<T> tail = head;              // guarded by tailLock
+    private StepLog steps = (kind, slot, item) -> { };  // a recorded run's log (trace validation)
+
+    /**
+     * A recorded run logs each link of a node behind the tail (under the tail lock: the put's effect) and
+     * each unlink of the first node after the dummy (under the head lock: the take's effect), with the
+     * connection; slot 0 is the tail end, 1 the head end. Each end's steps are in the order they happened.
+     */
+    @Override
+    public void recordSteps(StepLog log) {
+        steps = log;
+    }
 
     // ANCHOR: put
     /** Takes effect when the node is linked ({@code tail.next = node}). */
@@ -38,6 +49,7 @@ public final class TwoLockQueue<T> implements Handoff<T> {
         }
         Node<T> node = new Node<>(item);
         synchronized (tailLock) {
+            steps.step("link", 0, item);  // before the link: a worker's unlink of it is logged after
             tail.next = node;
             tail = node;
         }
@@ -66,6 +78,7 @@ public final class TwoLockQueue<T> implements Handoff<T> {
             T item = first.value;
             first.value = null;  // the first node becomes the new dummy
             head = first;
+            steps.step("unlink", 1, item);
             return item;
         }
     }
