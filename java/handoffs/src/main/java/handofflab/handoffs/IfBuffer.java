@@ -17,20 +17,26 @@ public final class IfBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         if (isFull()) {  // BUG: no re-check after waking
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         insert(item);
-        wakeAll();
+        step("notifyAll");
+        notifyAll();
     }
 
     // ANCHOR: take
     @Override
     public synchronized T take() throws InterruptedException {
         if (isEmpty()) {  // BUG: no re-check after waking
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         T item = extract();
-        wakeAll();
+        step("notifyAll");
+        notifyAll();
         return item;
     }
     // ANCHOR_END: take

@@ -16,19 +16,25 @@ public final class LifoBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         while (isFull()) {
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         insert(item);
-        wakeAll();
+        step("notifyAll");
+        notifyAll();
     }
 
     @Override
     public synchronized T take() throws InterruptedException {
         while (isEmpty()) {
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         T item = extractNewest();  // BUG: the newest, not the oldest
-        wakeAll();
+        step("notifyAll");
+        notifyAll();
         return item;
     }
 }

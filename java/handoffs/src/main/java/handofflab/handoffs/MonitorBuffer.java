@@ -14,8 +14,7 @@ package handofflab.handoffs;
  * </ul>
  * TLA+ model: {@code specs/SharedBuffer.tla} with {@code specs/MonitorBuffer.cfg}.
  *
- * <p>{@code await()} and {@code wakeAll()} are {@code wait()} and {@code notifyAll()} on this monitor
- * ({@link Ring}): a recorded run logs them for trace validation.
+ * <p>{@code step(...)} logs a monitor step in a recorded run ({@link Ring}); elsewhere it does nothing.
  */
 public final class MonitorBuffer<T> extends Ring<T> {
 
@@ -28,10 +27,13 @@ public final class MonitorBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         while (isFull()) {
-            await();
+            step("wait");  // a recorded run logs the monitor steps (trace validation)
+            wait();
+            step("woke");
         }
         insert(item);
-        wakeAll();
+        step("notifyAll");
+        notifyAll();
     }
     // ANCHOR_END: put
 
@@ -40,10 +42,13 @@ public final class MonitorBuffer<T> extends Ring<T> {
     @Override
     public synchronized T take() throws InterruptedException {
         while (isEmpty()) {
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         T item = extract();
-        wakeAll();
+        step("notifyAll");
+        notifyAll();
         return item;
     }
     // ANCHOR_END: take

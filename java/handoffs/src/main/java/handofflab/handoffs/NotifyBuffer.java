@@ -21,20 +21,26 @@ public final class NotifyBuffer<T> extends Ring<T> {
     @Override
     public synchronized void put(T item) throws InterruptedException {
         while (isFull()) {
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         insert(item);
-        wakeOne();  // BUG: may wake a thread that cannot use this change
+        step("notify");
+        notify();  // BUG: may wake a thread that cannot use this change
     }
 
     // ANCHOR: take
     @Override
     public synchronized T take() throws InterruptedException {
         while (isEmpty()) {
-            await();
+            step("wait");
+            wait();
+            step("woke");
         }
         T item = extract();
-        wakeOne();  // BUG: may wake another worker instead of the waiting acceptor
+        step("notify");
+        notify();  // BUG: may wake another worker instead of the waiting acceptor
         return item;
     }
     // ANCHOR_END: take

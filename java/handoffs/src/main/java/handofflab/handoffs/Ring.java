@@ -67,25 +67,12 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
     }
 
     /**
-     * {@code wait()} on this monitor. A recorded run logs the wait, and the wake-up once the thread holds
-     * the monitor again, each with the items held then (the trace spec checks its own count against it).
+     * A step of the monitor protocol, logged in a recorded run (trace validation) with the items held
+     * now: "wait" just before {@code wait()}, "woke" just after it returns (the monitor held again),
+     * "notifyAll" or "notify" just before the call. The trace spec checks its own count against it.
      */
-    final void await() throws InterruptedException {
-        steps.step("wait", count, null);
-        wait();
-        steps.step("woke", count, null);
-    }
-
-    /** {@code notifyAll()} on this monitor, logged in a recorded run. */
-    final void wakeAll() {
-        steps.step("notifyAll", count, null);
-        notifyAll();
-    }
-
-    /** {@code notify()} on this monitor, logged in a recorded run: only {@link NotifyBuffer}'s bug calls it. */
-    final void wakeOne() {
-        steps.step("notify", count, null);
-        notify();
+    final void step(String kind) {
+        steps.step(kind, count, null);
     }
 
     /**
