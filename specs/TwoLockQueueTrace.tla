@@ -15,9 +15,10 @@
 (*   - a take unlinks the first node after the dummy, under the head lock  *)
 (*     (unlink): its effect, and what it returns.                          *)
 (* Neither end writes the other's field: the dummy node is what keeps the  *)
-(* acceptor off `head` and the workers off `tail`, and a class that logged *)
-(* such a write would be off the design there.  NoDummyQueue logs no steps *)
-(* (the catalog says why), so it is read by its calls.                     *)
+(* acceptor off `head` and the workers off `tail`.  So a queue without the *)
+(* dummy (NoDummyQueue), whose first put sets `head` under the tail lock,  *)
+(* is off the design at that put, in every run, whether or not the race    *)
+(* that loses a node happened in it.                                       *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, TLC, TraceLog
 

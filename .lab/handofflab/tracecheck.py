@@ -130,7 +130,7 @@ def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java
     return Recorded(run, size, read_log(events), recorded in ("deadlock", "livelock"))
 
 
-_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read|insert|remove|wait|woke|notifyAll|notify|link|unlink"),
+_EVENT = {"thread": re.compile(r"\d{1,3}"), "kind": re.compile(r"begin|end|threw|get|set|swap|swap-in|claim|peek|free|read|insert|remove|wait|woke|notifyAll|notify|link|unlink|set-head|set-tail"),
           "op": re.compile(r"put|take|slot"), "id": re.compile(r"-?\d{1,9}"), "slot": re.compile(r"-?\d{1,9}")}
 
 
@@ -203,6 +203,7 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_st
                     "notifyAll": "notifyAll()", "notify": "notify()",
                     # the two-lock queue: slot 0 is the tail end, 1 the head end
                     "link": f"links {e['id']} behind the tail", "unlink": f"unlinks the first node: {held}",
+                    "set-head": f"sets head to {e['id']}", "set-tail": "sets tail to null",
                     }.get(e["kind"], f"{e['kind']} slot {s}")
         if e["kind"] == "threw":  # no design throws: HandoffTrace has no step that reads it
             return f"{e['op']}() threw"

@@ -165,10 +165,16 @@ class TraceRecordTest {
     }
 
     @Test
-    void theKitsQueueLogsEachEndsStepUnderItsLock(@TempDir Path dir) throws Exception {
+    void theKitsQueueLogsEachEndsStepAndTheQueueWithoutADummyWritesTheOtherEnd(@TempDir Path dir) throws Exception {
         CheckProfile queue = CheckProfile.parse("size=1;sized_by=slots;bounded=false;acceptors=1");
         List<String> kit = recorded("TwoLockQueue", queue, dir.resolve("queue.csv"));
         assertEquals(200, count(kit, "\\d+,0,link,slot,[1-9]\\d*,0"), "one link per put, at the tail");
         assertEquals(200, count(kit, "\\d+,[1-9]\\d*,unlink,slot,[1-9]\\d*,1"), "one unlink per take, at the head");
+        assertEquals(0, count(kit, ".*,set-(head|tail),.*"), "neither end writes the other's field");
+
+        String lostOrNot = TraceRecord.run("handofflab.handoffs.NoDummyQueue", queue, 2, 20, dir.resolve("nodummy.csv")).verdict;
+        assertTrue(List.of("recorded", "deadlock").contains(lostOrNot), lostOrNot);  // a lost node hangs its run's end
+        List<String> noDummy = Files.readAllLines(dir.resolve("nodummy.csv"));
+        assertTrue(count(noDummy, "\\d+,0,set-head,slot,1,1") >= 1, "its first put, into the empty queue, sets head");
     }
 }

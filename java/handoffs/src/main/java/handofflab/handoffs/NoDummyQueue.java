@@ -10,7 +10,7 @@ package handofflab.handoffs;
  *
  * <p>TLA+ model: {@code specs/NoDummyQueue.cfg} (TLC: invariant NoLoss).
  */
-public final class NoDummyQueue<T> implements Handoff<T> {
+public final class NoDummyQueue<T> implements Handoff<T>, Stepped {
 
     private static final class Node<T> {
         final T value;
@@ -24,6 +24,13 @@ public final class NoDummyQueue<T> implements Handoff<T> {
     private final Object tailLock = new Object();
     private volatile Node<T> head;  // meant to be guarded by headLock
     private volatile Node<T> tail;  // meant to be guarded by tailLock
+    private StepLog steps = (kind, slot, item) -> { };  // a recorded run's log, as TwoLockQueue's
+
+    /** As {@link TwoLockQueue}'s, and the steps on the other end's field: slot 0 is the tail end, 1 the head end. */
+    @Override
+    public void recordSteps(StepLog log) {
+        steps = log;
+    }
 
     @Override
     public void put(T item) {
@@ -31,8 +38,10 @@ public final class NoDummyQueue<T> implements Handoff<T> {
         synchronized (tailLock) {
             Node<T> last = tail;    // read once, as the spec's acceptor does: the loss, not an NPE, is the bug shown
             if (last == null) {
+                steps.step("set-head", 1, item);
                 head = node;        // BUG: the workers' field, written under the wrong lock
             } else {
+                steps.step("link", 0, item);
                 last.next = node;   // may link behind a node a worker has just taken
             }
             tail = node;
@@ -50,7 +59,9 @@ public final class NoDummyQueue<T> implements Handoff<T> {
             }
             Node<T> first = head;
             head = first.next;
+            steps.step("unlink", 1, first.value);
             if (head == null) {
+                steps.step("set-tail", 0, null);
                 tail = null;        // BUG: the acceptors' field, written under the wrong lock
             }
             return first.value;
