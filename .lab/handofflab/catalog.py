@@ -17,7 +17,7 @@ CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies")
 # and sends another beside it); a DHT target's completion queue (`queue`) gets the reply probe
 # (replies: ReplyProbe, which plays the writer and sends each reply only when it chooses). None is a
 # handoff: no JPF driver, no trace spec. The lock probe takes only a store, the reply probe a queue.
-CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks"), "table": ("lincheck",),
+CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks", "jpf"), "table": ("lincheck",),
                   "queue": ("replies",)}
 PROBE_CHECKERS = ("locks", "replies")  # the probes: each takes one kind of class, never a handoff
 JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies")  # the Java checkers CI runs (JPF only when asked for)

@@ -444,7 +444,8 @@ public final class StoreTrials {
         System.out.flush();
     }
 
-    private static String seen(Optional<Event> e) {
+    /** What a load saw: "absent", "original", "moved", or "torn ..." (half a modification). */
+    public static String seen(Optional<Event> e) {
         if (e.isEmpty()) {
             return "absent";
         }
@@ -463,11 +464,13 @@ public final class StoreTrials {
         }
     }
 
-    private interface IoCall<T> {
+    /** A request to a store, which may fail with an IOException. */
+    public interface IoCall<T> {
         T call() throws IOException;
     }
 
-    private static <T> T unchecked(IoCall<T> call) {
+    /** A request's result, its IOException rethrown unchecked (a request made on a thread of a trial). */
+    public static <T> T unchecked(IoCall<T> call) {
         try {
             return call.call();
         } catch (IOException e) {

@@ -40,6 +40,12 @@ public final class JpfCheck {
                 name + "," + profile.size + "," + profile.jpfAcceptors + "," + ids(profile));  // JPF splits target.args at commas
     }
 
+    /** JPF on the store driver (StoreJpfDriver): a move, a delete and a load of one event at once. */
+    public static Verdict runStore(String storeClass) throws Exception {
+        return explore(new Verdict("jpf", storeClass.substring(storeClass.lastIndexOf('.') + 1)),
+                StoreJpfDriver.class.getName(), storeClass);
+    }
+
     private static String ids(CheckProfile profile) {
         StringBuilder sb = new StringBuilder();
         for (int id : profile.jpfIds) {
@@ -106,7 +112,8 @@ public final class JpfCheck {
             } else if (found) {
                 describe(jpf, v, state == null ? null : (List<?>) state.getClass().getField("errorPath").get(state));
             } else {
-                v.detail = "every interleaving explored: no deadlock, exactly-once holds";
+                v.detail = "every interleaving explored: no deadlock, " + (target.equals(StoreJpfDriver.class.getName())
+                        ? "and every outcome one of the six orderings" : "exactly-once holds");
             }
         } finally {
             Files.deleteIfExists(site);
@@ -137,11 +144,11 @@ public final class JpfCheck {
         return errors.isEmpty() ? "" : errors.get(0).getClass().getMethod("getProperty").invoke(errors.get(0)).getClass().getSimpleName();
     }
 
-    /** The classes JPF must load: this module and the handoffs, from our own class path. */
+    /** The classes JPF must load: this module, the handoffs and the calendar store, from our own class path. */
     static String ownClasspath() {
         List<String> mine = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (entry.contains("handoffs") || entry.contains("checks")) {
+            if (entry.contains("handoffs") || entry.contains("checks") || entry.contains("calendar")) {
                 mine.add(entry);
             }
         }

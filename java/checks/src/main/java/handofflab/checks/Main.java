@@ -64,9 +64,9 @@ public final class Main {
             }
         }
         if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
-                || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks").contains(checker)
+                || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks", "jpf").contains(checker)
                 || "queue".equals(classKind) && !checker.equals("replies")) {
-            usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress and locks, a "
+            usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress, locks and jpf, a "
                     + "completion queue by replies; not by " + checker);
         }
         if (profile == null && classKind == null) {
@@ -87,7 +87,8 @@ public final class Main {
             v = ReplyProbe.run(className);
         } else if (v == null && "store".equals(classKind)) {
             v = checker.equals("stress") ? StoreStress.run(className, seconds)
-                    : checker.equals("locks") ? StoreLocks.run(className) : StoreLincheck.run(className);
+                    : checker.equals("locks") ? StoreLocks.run(className)
+                    : checker.equals("jpf") ? JpfCheck.runStore(className) : StoreLincheck.run(className);
         } else if (v == null) {
             switch (checker) {
                 case "lincheck": v = LincheckCheck.run(subject, profile); break;
