@@ -23,6 +23,13 @@ public final class Event {
         return new Event(id, next);
     }
 
+    /** This event without the attribute {@code name} (a reference that is dropped: a member who left, an event removed). */
+    public Event without(String name) {
+        Map<String, String> next = new TreeMap<>(attributes);
+        next.remove(name);
+        return new Event(id, next);
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof Event && ((Event) o).id == id && ((Event) o).attributes.equals(attributes);

@@ -81,12 +81,20 @@ public abstract class EventFolder implements Events {
      * no files).
      */
     protected EventFolder(Path root, String listKind) throws IOException {
+        this(root, listKind, "events");
+    }
+
+    /**
+     * The same, for a collection of other entities (users, calendars, groups: {@link CalendarDatabase}):
+     * their links are in {@code root/collection} instead of {@code root/events}.
+     */
+    protected EventFolder(Path root, String listKind, String collection) throws IOException {
         this.ids = CollectionList.create(listKind);
         if (root == null) {
             this.events = this.versions = this.reservedFile = null;
             return;
         }
-        this.events = Files.createDirectories(root.resolve("events"));
+        this.events = Files.createDirectories(root.resolve(collection));
         this.versions = Files.createDirectories(root.resolve("versions"));
         this.reservedFile = root.resolve("reserved-ids");
         recover();
@@ -137,6 +145,13 @@ public abstract class EventFolder implements Events {
     /** How many unpublished versions and links opening the store cleared away. */
     public int cleared() {
         return cleared;
+    }
+
+    /** The ids of every entity this store ever held (published or deleted), in ascending order: a snapshot. */
+    public final java.util.List<Integer> ids() {
+        java.util.List<Integer> all = new java.util.ArrayList<>(entries.keySet());
+        java.util.Collections.sort(all);
+        return all;
     }
 
     /** Whether the store's collection list holds {@code id}. */
@@ -202,7 +217,7 @@ public abstract class EventFolder implements Events {
                     String v = dir.getFileName().toString();
                     version = Long.parseLong(v.substring(v.indexOf('.') + 1));
                 } catch (NumberFormatException | IOException | UnsupportedOperationException e) {
-                    throw new IOException(link + " is no event of this store (a link events/ID -> ../versions/ID.V): "
+                    throw new IOException(link + " is no entity of this store (a link " + events.getFileName() + "/ID -> ../versions/ID.V): "
                             + "move it out of " + events + " and open the store again", e);
                 }
                 Map<String, String> attributes = new TreeMap<>();

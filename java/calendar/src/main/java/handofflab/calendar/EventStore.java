@@ -19,6 +19,11 @@ public class EventStore extends EventFolder {
         super(root, listKind);
     }
 
+    /** The same policy for a collection of other entities, linked from {@code root/collection} ({@link CalendarDatabase}). */
+    public EventStore(Path root, String listKind, String collection) throws IOException {
+        super(root, listKind, collection);
+    }
+
     // ANCHOR: modify
     /** Changes some attributes of event {@code id}; DELETED if it was deleted (or never was). */
     @Override

@@ -428,7 +428,7 @@ public final class StoreTrials {
     private static final java.util.regex.Pattern SAID = java.util.regex.Pattern.compile("([CMdD]) (\\d+)(?: (\\d+))?");
 
     /** The next line ended by a newline; null at the end, where a line the kill cut off is dropped. */
-    private static String wholeLine(BufferedReader in) throws IOException {
+    static String wholeLine(BufferedReader in) throws IOException {
         StringBuilder line = new StringBuilder();
         for (int c; (c = in.read()) != -1; ) {
             if (c == '\n') {
@@ -439,7 +439,7 @@ public final class StoreTrials {
         return null;
     }
 
-    private static synchronized void say(String line) {
+    static synchronized void say(String line) {
         System.out.println(line);
         System.out.flush();
     }
@@ -458,7 +458,7 @@ public final class StoreTrials {
         return got.equals(moved) ? "moved" : "torn " + got;
     }
 
-    private static void check(boolean ok, String problem) {
+    static void check(boolean ok, String problem) {
         if (!ok) {
             throw new AssertionError(problem);
         }

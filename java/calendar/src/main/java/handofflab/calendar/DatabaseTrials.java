@@ -1,0 +1,318 @@
+package handofflab.calendar;
+
+import static handofflab.calendar.StoreTrials.check;
+import static handofflab.calendar.StoreTrials.say;
+import static handofflab.calendar.StoreTrials.wholeLine;
+
+import handofflab.calendar.Events.Outcome;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Trials of the whole {@link CalendarDatabase} with real threads and real files, as
+ * specs/CalendarEntities.tla states its promises: requests that span entities (a join beside the
+ * user's delete, an event added beside its owner's delete) leave no reference to a deleted entity
+ * and lose no committed request, and a database killed with SIGKILL at any instant opens again
+ * whole. Each trial ends in an {@link AssertionError} that names what is wrong.
+ */
+public final class DatabaseTrials {
+    private DatabaseTrials() {
+    }
+
+    /**
+     * Runs {@code requests} random requests on four threads at once on a small set of recent users
+     * and events, so that joins, added events, modifies and deletes of the same entities race; then
+     * checks that {@link CalendarDatabase#problems} finds nothing and that the state is the one the
+     * requests' outcomes say: every user, event and membership (of a user who never left) is there
+     * exactly when a request that returned OK put it there and none that returned OK removed it. A deadlock is named (the JVM's
+     * own cycle detection, no clock). Returns how the races went.
+     */
+    public static String concurrent(CalendarDatabase db, int requests, long seed) throws Exception {
+        int[] groupIds = new int[8];
+        for (int g = 0; g < groupIds.length; g++) {
+            groupIds[g] = db.createGroup("group " + g);
+        }
+        int recent = 32;  // few, so that requests meet on the same entities
+        AtomicIntegerArray users = new AtomicIntegerArray(recent), calendars = new AtomicIntegerArray(recent);
+        AtomicIntegerArray events = new AtomicIntegerArray(recent);
+        for (int i = 0; i < recent; i++) {
+            int u = db.createUser("user " + i);
+            users.set(i, u);
+            calendars.set(i, Integer.parseInt(db.user(u).get().attributes.get("calendar")));
+            events.set(i, db.addEvent(calendars.get(i), Map.of("name", "event " + i)));
+        }
+        Set<Integer> created = ConcurrentHashMap.newKeySet(), deletedUsers = ConcurrentHashMap.newKeySet();
+        Set<Integer> deletedEvents = ConcurrentHashMap.newKeySet();
+        Set<List<Integer>> joined = ConcurrentHashMap.newKeySet(), left = ConcurrentHashMap.newKeySet();
+        Map<Integer, Integer> added = new ConcurrentHashMap<>();  // event -> its owner (a user)
+        for (int i = 0; i < recent; i++) {
+            created.add(users.get(i));
+            added.put(events.get(i), users.get(i));
+        }
+        Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+        AtomicInteger done = new AtomicInteger();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        int perThread = requests / 4;
+        for (int t = 0; t < 4; t++) {
+            Random random = new Random(seed * 31 + t);
+            threads.add(new Thread(() -> {
+                try {
+                    for (int n = 0; n < perThread; n++) {
+                        int slot = random.nextInt(recent);
+                        int u = users.get(slot);
+                        int op = random.nextInt(20);
+                        String what;
+                        if (op < 3) {
+                            int fresh = db.createUser("user");
+                            int c = Integer.parseInt(db.user(fresh).get().attributes.get("calendar"));
+                            created.add(fresh);
+                            calendars.set(slot, c);  // first the calendar, so that a reader of the user's slot finds its own or a newer one
+                            users.set(slot, fresh);
+                            what = "createUser";
+                        } else if (op < 6) {
+                            int g = groupIds[random.nextInt(groupIds.length)];
+                            Outcome o = db.join(g, u);
+                            if (o == Outcome.OK) {
+                                joined.add(List.of(g, u));
+                            }
+                            what = "join " + o;
+                        } else if (op < 7) {
+                            // Leaves keep the groups small: a group is rewritten whole at each change (a new version)
+                            int g = groupIds[random.nextInt(groupIds.length)];
+                            Outcome o = db.leave(g, u);
+                            if (o == Outcome.OK) {
+                                left.add(List.of(g, u));  // its join and leave may be recorded out of order: not judged
+                            }
+                            what = "leave " + o;
+                        } else if (op < 12) {
+                            int c = calendars.get(slot);
+                            Optional<Integer> owner = calendarOwner(db, c);
+                            int e = db.addEvent(c, Map.of("name", "event", "date", "d0", "time", "d0"));
+                            if (e >= 0) {
+                                added.put(e, owner.orElseThrow(() -> new AssertionError(
+                                        "calendar " + c + " took event " + e + " though it was deleted before")));
+                                events.set(random.nextInt(recent), e);
+                            }
+                            what = "addEvent " + (e >= 0 ? "OK" : "DELETED");
+                        } else if (op < 14) {
+                            Outcome o = db.deleteUser(u);
+                            if (o == Outcome.OK) {
+                                deletedUsers.add(u);
+                            }
+                            what = "deleteUser " + o;
+                        } else if (op < 16) {
+                            int e = events.get(slot);
+                            Outcome o = db.deleteEvent(e);
+                            if (o == Outcome.OK) {
+                                deletedEvents.add(e);
+                            }
+                            what = "deleteEvent " + o;
+                        } else if (op < 18) {
+                            String v = "d" + n;
+                            what = "modifyEvent " + db.modifyEvent(events.get(slot), Map.of("date", v, "time", v));
+                        } else {
+                            int c = calendars.get(slot);
+                            Optional<List<Event>> seen = db.loadCalendar(c);
+                            for (Event e : seen.orElse(List.of())) {
+                                check(Integer.toString(c).equals(e.attributes.get("calendar")),
+                                        "loading calendar " + c + " showed event " + e.id + " of calendar " + e.attributes.get("calendar"));
+                                check(e.attributes.getOrDefault("date", "").equals(e.attributes.getOrDefault("time", "")),
+                                        "loading calendar " + c + " showed half a modification: " + e);
+                            }
+                            what = "loadCalendar " + (seen.isPresent() ? "found" : "gone");
+                        }
+                        outcomes.computeIfAbsent(what, k -> new AtomicInteger()).incrementAndGet();
+                        done.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "request-thread-" + t));
+        }
+        threads.forEach(Thread::start);
+        java.lang.management.ThreadMXBean jvm = ManagementFactory.getThreadMXBean();
+        for (Thread t : threads) {
+            while (t.isAlive()) {
+                t.join(200);
+                // a cycle of this trial's threads, each waiting for a lock another holds (the JVM's check is JVM-wide:
+                // another test's threads may be stuck on purpose)
+                long[] stuck = jvm.findDeadlockedThreads();
+                if (stuck != null && java.util.Arrays.stream(stuck).anyMatch(id -> threads.stream().anyMatch(x -> x.getId() == id))) {
+                    StringBuilder who = new StringBuilder();
+                    for (java.lang.management.ThreadInfo i : jvm.getThreadInfo(stuck)) {
+                        who.append("\n  ").append(i.getThreadName()).append(" waits for ").append(i.getLockName())
+                                .append(" held by ").append(i.getLockOwnerName());
+                    }
+                    throw new AssertionError("deadlock after " + done.get() + " requests:" + who);
+                }
+            }
+        }
+        if (!failures.isEmpty()) {
+            AssertionError e = new AssertionError("a request failed: " + failures.get(0), failures.get(0));
+            failures.subList(1, failures.size()).forEach(e::addSuppressed);
+            throw e;
+        }
+        List<String> wrong = db.problems();
+        check(wrong.isEmpty(), "after " + done.get() + " requests the references are broken:\n  "
+                + String.join("\n  ", wrong.subList(0, Math.min(10, wrong.size()))));
+        for (int u : created) {
+            check(db.user(u).isPresent() != deletedUsers.contains(u), "user " + u + " is " + (deletedUsers.contains(u)
+                    ? "there, though its delete returned OK" : "lost, though no delete of it returned OK"));
+        }
+        for (Map.Entry<Integer, Integer> a : added.entrySet()) {
+            int e = a.getKey();
+            boolean gone = deletedEvents.contains(e) || deletedUsers.contains(a.getValue());
+            check(db.event(e).isPresent() != gone, "event " + e + " is " + (gone ? "there, though it or its owner was deleted"
+                    : "lost, though neither it nor its owner " + a.getValue() + " was deleted"));
+        }
+        joined.removeAll(left);
+        for (List<Integer> j : joined) {
+            boolean member = db.group(j.get(0)).get().attributes.containsKey("member." + j.get(1));
+            check(member != deletedUsers.contains(j.get(1)), "user " + j.get(1) + (member
+                    ? " is still a member of group " + j.get(0) + ", though the user was deleted"
+                    : " is no member of group " + j.get(0) + ", though the join returned OK and the user is there"));
+        }
+        return done.get() + " requests: " + new java.util.TreeMap<>(outcomes) + "; now " + db.counts();
+    }
+
+    /** The id of the user or group that owns calendar {@code c}, if the calendar is there now. */
+    private static Optional<Integer> calendarOwner(CalendarDatabase db, int c) {
+        return db.calendars.load(c).map(cal -> Integer.parseInt(cal.attributes.get("owner").split(":")[1]));
+    }
+
+    /**
+     * Runs {@link #main} on a database in {@code root} in a separate JVM, kills it with SIGKILL after
+     * {@code lines} acknowledged requests, opens the database again and checks that its references
+     * are whole and that every acknowledged request is there: each user, event and membership it
+     * reported, unless a delete of it (or of its owner) was under way; nothing it reported deleted.
+     */
+    public static String crash(Path root, int lines) throws Exception {
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process driver = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
+                DatabaseTrials.class.getName(), root.toString()).redirectErrorStream(true).start();
+        Set<Integer> users = new HashSet<>(), deleting = new HashSet<>(), deleted = new HashSet<>();
+        Map<Integer, Integer> events = new HashMap<>();  // event -> owner
+        Set<Integer> removing = new HashSet<>(), removed = new HashSet<>();
+        Set<List<Integer>> members = new HashSet<>();
+        int said = 0;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(driver.getInputStream(), StandardCharsets.UTF_8))) {
+            boolean killed = false;
+            for (String line; (line = wholeLine(out)) != null; ) {
+                if (line.startsWith("Picked up ")) {
+                    continue;  // the JVM's notice of JAVA_TOOL_OPTIONS, not the database's
+                }
+                String[] w = line.split(" ");
+                if (!line.matches("[UdDJExX]( \\d+)+")) {
+                    driver.destroyForcibly();
+                    throw new AssertionError("the database's process failed: " + line);
+                }
+                int a = Integer.parseInt(w[1]);
+                switch (w[0]) {
+                    case "U": users.add(a); break;
+                    case "d": deleting.add(a); break;
+                    case "D": deleted.add(a); break;
+                    case "J": members.add(List.of(a, Integer.parseInt(w[2]))); break;
+                    case "E": events.put(Integer.parseInt(w[2]), a); break;
+                    case "x": removing.add(a); break;
+                    default: removed.add(a); break;
+                }
+                if (!killed && ++said >= lines) {
+                    driver.toHandle().destroyForcibly();  // SIGKILL, mid-request; what is left in the pipe still counts
+                    killed = true;
+                }
+            }
+        } finally {
+            driver.destroyForcibly();
+            driver.waitFor(30, TimeUnit.SECONDS);
+        }
+        check(said >= lines, "the database's process stopped after " + said + " of " + lines + " requests");
+        try (CalendarDatabase db = new CalendarDatabase(root, "LazyList")) {
+            List<String> wrong = db.problems();
+            check(wrong.isEmpty(), "reopened after the kill, the references are broken:\n  " + String.join("\n  ", wrong));
+            for (int u : users) {
+                if (deleted.contains(u)) {
+                    check(db.user(u).isEmpty(), "user " + u + " was deleted before the kill, and is back");
+                } else if (!deleting.contains(u)) {
+                    check(db.user(u).isPresent(), "user " + u + " was committed, and is lost");
+                }
+            }
+            for (Map.Entry<Integer, Integer> e : events.entrySet()) {
+                int owner = e.getValue();
+                if (removed.contains(e.getKey()) || deleted.contains(owner)) {
+                    check(db.event(e.getKey()).isEmpty(), "event " + e.getKey() + " was deleted before the kill, and is back");
+                } else if (!removing.contains(e.getKey()) && !deleting.contains(owner)) {
+                    check(db.event(e.getKey()).isPresent(), "event " + e.getKey() + " was added, and is lost");
+                }
+            }
+            for (List<Integer> m : members) {
+                int u = m.get(1);
+                boolean member = db.group(m.get(0)).map(g -> g.attributes.containsKey("member." + u)).orElse(false);
+                if (deleted.contains(u)) {
+                    check(!member, "user " + u + " was deleted before the kill, and is a member of group " + m.get(0) + " again");
+                } else if (!deleting.contains(u)) {
+                    check(member, "user " + u + " joined group " + m.get(0) + ", and the membership is lost");
+                }
+            }
+            return "killed after " + users.size() + " users, " + events.size() + " events and " + members.size()
+                    + " memberships; reopening repaired " + db.repaired() + " entities or references; now " + db.counts();
+        }
+    }
+
+    /**
+     * The process {@link #crash} kills: {@code ROOT}. Four threads each create a user, join one of
+     * two groups, add two events, delete the first, and delete every third user, printing each
+     * request once it has returned: "U user", "J group user", "E user event", "X event", "D user"
+     * ("x event" and "d user" just before a delete). What was printed was committed.
+     */
+    public static void main(String[] args) throws Exception {
+        CalendarDatabase db = new CalendarDatabase(Paths.get(args[0]), "LazyList");
+        int[] groups = {db.createGroup("readers"), db.createGroup("writers")};
+        for (int t = 0; t < 4; t++) {
+            new Thread(() -> {
+                try {
+                    for (int n = 0; ; n++) {
+                        int u = db.createUser("user");
+                        say("U " + u);
+                        int g = groups[n % 2];
+                        if (db.join(g, u) == Outcome.OK) {
+                            say("J " + g + " " + u);
+                        }
+                        int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
+                        int first = db.addEvent(c, Map.of("name", "first"));
+                        say("E " + u + " " + first);
+                        say("E " + u + " " + db.addEvent(c, Map.of("name", "second")));
+                        say("x " + first);
+                        db.deleteEvent(first);
+                        say("X " + first);
+                        if (n % 3 == 0) {
+                            say("d " + u);
+                            db.deleteUser(u);
+                            say("D " + u);
+                        }
+                    }
+                } catch (Throwable e) {
+                    say("failed: " + e);
+                    System.exit(3);
+                }
+            }).start();
+        }
+    }
+}
