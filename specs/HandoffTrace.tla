@@ -45,6 +45,14 @@ Init == /\ TLCSet(1, 1)  \* register 1: the furthest event any behaviour reached
         /\ buf = <<>>
         /\ call = [t \in Threads |-> Idle]
 
+\* Whether the log holds the design's own steps (events of op "slot", logged by a kit class that
+\* implements Stepped), and whether its next event is such a step of kind `kind` by a thread whose
+\* call is an `op` ("any": a put or a take). A design's trace spec adds what its step changes.
+Stepped == \E p \in 1..Len(Log) : Log[p].op = "slot"
+StepOf(kind, op) == /\ pos <= Len(Log)
+                    /\ Log[pos].op = "slot" /\ Log[pos].kind = kind
+                    /\ call[Log[pos].thread].op \in IF op = "any" THEN {"put", "take"} ELSE {op}
+
 \* The log's next event is a call beginning.
 Begin == /\ pos <= Len(Log)
          /\ Log[pos].kind = "begin"

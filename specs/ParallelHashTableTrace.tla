@@ -27,13 +27,9 @@ H == INSTANCE HandoffTrace WITH Fifo <- FALSE, Bound <- Capacity
 
 Null == -1
 Slots == 0..(Capacity - 1)
-Stepped == \E p \in 1..Len(Log) : Log[p].op = "slot"
 
 \* The log's next event is step `kind` of a thread in a call `op`, on a slot of the table.
-StepOf(kind, op) == /\ pos <= Len(Log)
-                    /\ Log[pos].op = "slot" /\ Log[pos].kind = kind
-                    /\ Log[pos].slot \in Slots
-                    /\ call[Log[pos].thread].op = op
+StepOf(kind, op) == H!StepOf(kind, op) /\ Log[pos].slot \in Slots
 
 \* The acceptor reads a slot: it reads what the slot holds.
 Get == /\ StepOf("get", "put")
@@ -67,8 +63,8 @@ Init == H!Init /\ slot = [s \in Slots |-> Null]
 
 \* With steps, each event is read in turn, calls as HandoffTrace reads them, and a call's effect is
 \* its step; without, HandoffTrace places each call's effect where some behaviour allows it.
-Next == IF Stepped THEN \/ (H!Begin \/ H!End) /\ UNCHANGED slot
-                        \/ Get \/ Set \/ Swap
+Next == IF H!Stepped THEN \/ (H!Begin \/ H!End) /\ UNCHANGED slot
+                          \/ Get \/ Set \/ Swap
        ELSE H!Next /\ UNCHANGED slot
 
 Spec == Init /\ [][Next]_<<pos, buf, call, slot>>

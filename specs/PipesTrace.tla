@@ -37,14 +37,10 @@ H == INSTANCE HandoffTrace WITH Fifo <- FALSE, Bound <- Capacity
 
 Workers == 0..(Capacity - 1)
 NoOwner == -1
-Stepped == \E p \in 1..Len(Log) : Log[p].op = "slot"
 stepVars == <<status, chan, served, owner>>
 
 \* The log's next event is step `kind` of a thread in a call `op`, on a worker of the pipes.
-StepOf(kind, op) == /\ pos <= Len(Log)
-                    /\ Log[pos].op = "slot" /\ Log[pos].kind = kind
-                    /\ Log[pos].slot \in Workers
-                    /\ call[Log[pos].thread].op = op
+StepOf(kind, op) == H!StepOf(kind, op) /\ Log[pos].slot \in Workers
 
 \* The thread t is worker w: w has no other thread, and t is no other worker.
 IsWorker(t, w) == /\ owner[w] \in {t, NoOwner}
@@ -97,8 +93,8 @@ Init == /\ H!Init
 
 \* With steps, each event is read in turn, calls as HandoffTrace reads them, and a call's effect is
 \* its step; without, HandoffTrace places each call's effect where some behaviour allows it.
-Next == IF Stepped THEN \/ (H!Begin \/ H!End) /\ UNCHANGED stepVars
-                        \/ Claim \/ Read \/ Free
+Next == IF H!Stepped THEN \/ (H!Begin \/ H!End) /\ UNCHANGED stepVars
+                          \/ Claim \/ Read \/ Free
         ELSE H!Next /\ UNCHANGED stepVars
 
 Spec == Init /\ [][Next]_<<pos, buf, call, status, chan, served, owner>>

@@ -33,19 +33,12 @@ VARIABLES pos, buf, call,
 H == INSTANCE HandoffTrace WITH Fifo <- TRUE, Bound <- Capacity
 
 Null == -1
-Stepped == \E p \in 1..Len(Log) : Log[p].op = "slot"
 stepVars == <<waiting, owes>>
-
-\* The log's next event is step `kind` of a thread in a call `op` (either call: op = "any").
-StepOf(kind, op) == /\ pos <= Len(Log)
-                    /\ Log[pos].op = "slot" /\ Log[pos].kind = kind
-                    /\ op \in {call[Log[pos].thread].op, "any"}
-                    /\ call[Log[pos].thread].op \in {"put", "take"}
 
 T == Log[pos].thread
 
 \* A put inserts its connection into a free slot: its effect.
-Insert == /\ StepOf("insert", "put")
+Insert == /\ H!StepOf("insert", "put")
           /\ ~call[T].effect /\ T \notin waiting
           /\ Log[pos].id = call[T].id
           /\ Len(buf) < Capacity
@@ -56,7 +49,7 @@ Insert == /\ StepOf("insert", "put")
           /\ UNCHANGED waiting
 
 \* A take removes the oldest connection: its effect, and what it returns.
-Remove == /\ StepOf("remove", "take")
+Remove == /\ H!StepOf("remove", "take")
           /\ ~call[T].effect /\ T \notin waiting
           /\ buf # <<>> /\ Log[pos].id = Head(buf)
           /\ buf' = Tail(buf)
@@ -66,7 +59,7 @@ Remove == /\ StepOf("remove", "take")
           /\ UNCHANGED waiting
 
 \* A call waits only while it cannot take effect: a put while the ring is full, a take while it is empty.
-Wait == /\ StepOf("wait", "any")
+Wait == /\ H!StepOf("wait", "any")
         /\ ~call[T].effect /\ T \notin waiting
         /\ Log[pos].slot = Len(buf)
         /\ IF call[T].op = "put" THEN Len(buf) = Capacity ELSE buf = <<>>
@@ -75,7 +68,7 @@ Wait == /\ StepOf("wait", "any")
         /\ UNCHANGED <<buf, call, owes>>
 
 \* A waiting thread wakes, holding the monitor again (then it checks again: Wait, or its effect).
-Woke == /\ StepOf("woke", "any")
+Woke == /\ H!StepOf("woke", "any")
         /\ T \in waiting
         /\ Log[pos].slot = Len(buf)
         /\ waiting' = waiting \ {T}
@@ -83,7 +76,7 @@ Woke == /\ StepOf("woke", "any")
         /\ UNCHANGED <<buf, call, owes>>
 
 \* After its effect, a call wakes every waiting thread.
-NotifyAll == /\ StepOf("notifyAll", "any")
+NotifyAll == /\ H!StepOf("notifyAll", "any")
              /\ T \in owes
              /\ Log[pos].slot = Len(buf)
              /\ owes' = owes \ {T}
@@ -97,9 +90,9 @@ Init == H!Init /\ waiting = {} /\ owes = {}
 
 \* With steps, each event is read in turn, calls as HandoffTrace reads them, and a call's effect is
 \* its step; without, HandoffTrace places each call's effect where some behaviour allows it.
-Next == IF Stepped THEN \/ H!Begin /\ UNCHANGED stepVars
-                        \/ End
-                        \/ Insert \/ Remove \/ Wait \/ Woke \/ NotifyAll
+Next == IF H!Stepped THEN \/ H!Begin /\ UNCHANGED stepVars
+                          \/ End
+                          \/ Insert \/ Remove \/ Wait \/ Woke \/ NotifyAll
         ELSE H!Next /\ UNCHANGED stepVars
 
 Spec == Init /\ [][Next]_<<pos, buf, call, waiting, owes>>

@@ -26,17 +26,11 @@ VARIABLES pos, buf, call
 
 H == INSTANCE HandoffTrace WITH Fifo <- TRUE, Bound <- 0
 
-Stepped == \E p \in 1..Len(Log) : Log[p].op = "slot"
-
-\* The log's next event is step `kind` of a thread in a call `op`.
-StepOf(kind, op) == /\ pos <= Len(Log)
-                    /\ Log[pos].op = "slot" /\ Log[pos].kind = kind
-                    /\ call[Log[pos].thread].op = op
 
 T == Log[pos].thread
 
 \* A put links its node behind the tail: its effect.
-Link == /\ StepOf("link", "put")
+Link == /\ H!StepOf("link", "put")
         /\ ~call[T].effect
         /\ Log[pos].id = call[T].id
         /\ buf' = Append(buf, Log[pos].id)
@@ -44,7 +38,7 @@ Link == /\ StepOf("link", "put")
         /\ pos' = pos + 1
 
 \* A take unlinks the oldest node: its effect, and what it returns.
-Unlink == /\ StepOf("unlink", "take")
+Unlink == /\ H!StepOf("unlink", "take")
           /\ ~call[T].effect
           /\ buf # <<>> /\ Log[pos].id = Head(buf)
           /\ buf' = Tail(buf)
@@ -55,7 +49,7 @@ Init == H!Init
 
 \* With steps, each event is read in turn, calls as HandoffTrace reads them, and a call's effect is
 \* its step; without, HandoffTrace places each call's effect where some behaviour allows it.
-Next == IF Stepped THEN H!Begin \/ H!End \/ Link \/ Unlink
+Next == IF H!Stepped THEN H!Begin \/ H!End \/ Link \/ Unlink
         ELSE H!Next
 
 Spec == Init /\ [][Next]_<<pos, buf, call>>
