@@ -97,7 +97,7 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
                                         f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
                                         f"{furthest} of {len(r.log)} cannot happen there",
                                         swimlane(variant.name, r.log, furthest, r.size,
-                                                 variant.handoff.trace_steps))
+                                                 variant.handoff.trace_steps, variant.profile.sized_by))
     empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
     if empty:
         return TraceOutcome("deadlock", empty.run, f"run {empty.run} (size {empty.size}) stopped before any take "
@@ -173,9 +173,11 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
                    f"check specs/{trace_spec}.tla (./lab check trace runs TLC on it with each recorded run)")
 
 
-def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_steps: str = "") -> Swimlane:
+def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_steps: str = "",
+             sized_by: str = "slots") -> Swimlane:
     """The run's last events before the first one the design cannot take, one lane per thread (`design_steps`:
-    the steps the design takes inside its calls, in words, for a log of the kit's class that has them)."""
+    the steps the design takes inside its calls, in words, for a log of the kit's class that has them;
+    `sized_by`: what `capacity` counts, as the check profile says, and "nothing" for an unbounded design)."""
     def lane(t: str) -> str:  # RecordedHandoff's lanes: 0 the acceptor, 100 + N acceptor N of several
         return "acceptor" if t == "0" else f"acceptor-{int(t) - 100}" if int(t) > 100 else f"worker-{t}"
     lanes = [lane(t) for t in sorted({e["thread"] for e in log}, key=int)]
@@ -215,7 +217,7 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_st
     if steps:
         steps[-1] = Step(steps[-1].thread, steps[-1].action + "  ← the design cannot do this")
     return Swimlane(f"{name}, one recorded run", "trace", f"violation:{PROPERTY}", lanes, steps,
-                    note=(f"Event {furthest} of {len(log)} (capacity {capacity}): " + (
+                    note=(f"Event {furthest} of {len(log)}{_sized(capacity, sized_by)}: " + (
                         f"the class logged its steps inside each call, and the design takes no such step there ({design_steps})."
                         if any(e["op"] == "slot" for e in log) else
                         "no order of the calls' effects, each between its call's begin and return, lets the design's "
@@ -314,6 +316,11 @@ def check_log(events: Path, variant: catalog_mod.Variant, capacity: int, what: s
     return judge_one(log, variant, capacity, what)
 
 
+def _sized(size: int, sized_by: str) -> str:
+    """What a run's size was, in the note under its swimlane: nothing for an unbounded design."""
+    return {"slots": f" (capacity {size})", "workers": f" ({size} workers)"}.get(sized_by, "")
+
+
 def judge_one(log: list[dict], variant: catalog_mod.Variant, capacity: int, what: str) -> TraceOutcome:
     """One long recorded run (a server's, a stress trial's), judged against its handoff's design."""
     if not any(e["op"] == "put" for e in log):
@@ -324,5 +331,6 @@ def judge_one(log: list[dict], variant: catalog_mod.Variant, capacity: int, what
         return TraceOutcome("pass", 1, f"{what}: {len(log)} events, a behaviour of {variant.handoff.spec}")
     return TraceOutcome(f"violation:{PROPERTY}", 1, f"{what} is no behaviour of {variant.handoff.spec}: event "
                         f"{furthest} of {len(log)} cannot happen there ({rule(variant.handoff)})",
-                        swimlane(variant.name, log, furthest, capacity, variant.handoff.trace_steps))
+                        swimlane(variant.name, log, furthest, capacity, variant.handoff.trace_steps,
+                                 variant.profile.sized_by))
 

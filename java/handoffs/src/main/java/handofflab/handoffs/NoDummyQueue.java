@@ -24,7 +24,7 @@ public final class NoDummyQueue<T> implements Handoff<T>, Stepped {
     private final Object tailLock = new Object();
     private volatile Node<T> head;  // meant to be guarded by headLock
     private volatile Node<T> tail;  // meant to be guarded by tailLock
-    private StepLog steps = (kind, slot, item) -> { };  // a recorded run's log, as TwoLockQueue's
+    private StepLog steps = StepLog.NONE;  // a recorded run's log, as TwoLockQueue's
 
     /** As {@link TwoLockQueue}'s, and the steps on the other end's field: slot 0 is the tail end, 1 the head end. */
     @Override

@@ -32,7 +32,7 @@ public class PipeHandoff<T> implements Handoff<T>, Stepped {
     private final boolean markBusy, freeBeforeTake;
     private final Object freed = new Object();     // the acceptor waits here when nobody is free
     private final Map<Thread, Integer> workerOf = new HashMap<>();  // guarded by itself
-    private StepLog steps = (kind, worker, item) -> { };           // a recorded run's log (trace validation)
+    private StepLog steps = StepLog.NONE;  // a recorded run's log (trace validation)
 
     public PipeHandoff(int workers) {
         this(workers, true, true, false);

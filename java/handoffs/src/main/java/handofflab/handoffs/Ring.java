@@ -16,7 +16,7 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
     private int putAt;             // guarded by this: next slot to fill
     private int takeAt;            // guarded by this: next slot to empty
     private int count;             // guarded by this: filled slots
-    private StepLog steps = (kind, slot, item) -> { };  // a recorded run's log (trace validation)
+    private StepLog steps = StepLog.NONE;  // a recorded run's log (trace validation)
 
     protected Ring(int capacity) {
         if (capacity <= 0) {

@@ -6,6 +6,9 @@ package handofflab.handoffs;
  * classes log steps, so a submitted class is judged by its calls alone, seen from outside.
  */
 interface StepLog {
+    /** No log: what a kit class logs to outside a recorded run. */
+    StepLog NONE = (kind, slot, item) -> { };
+
     /** One step of the calling thread on slot {@code slot}: {@code item} is what it read or wrote. */
     void step(String kind, int slot, Object item);
 }

@@ -28,7 +28,7 @@ public final class TwoLockQueue<T> implements Handoff<T>, Stepped {
     private final Object tailLock = new Object();
     private Node<T> head = new Node<>(null);  // guarded by headLock
     private Node<T> tail = head;              // guarded by tailLock
-    private StepLog steps = (kind, slot, item) -> { };  // a recorded run's log (trace validation)
+    private StepLog steps = StepLog.NONE;  // a recorded run's log (trace validation)
 
     /**
      * A recorded run logs each link of a node behind the tail (under the tail lock: the put's effect) and
