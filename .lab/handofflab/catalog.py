@@ -17,8 +17,10 @@ CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies")
 # and sends another beside it); a DHT target's completion queue (`queue`) gets the reply probe
 # (replies: ReplyProbe, which plays the writer and sends each reply only when it chooses). None is a
 # handoff: no JPF driver, no trace spec. The lock probe takes only a store, the reply probe a queue.
+# The calendar's whole database (`database`: users, groups, calendars, events) is explored by JPF
+# (DatabaseJpfDriver) on the races of specs/CalendarEntities.tla.
 CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks", "jpf"), "table": ("lincheck",),
-                  "queue": ("replies",)}
+                  "queue": ("replies",), "database": ("jpf",)}
 PROBE_CHECKERS = ("locks", "replies")  # the probes: each takes one kind of class, never a handoff
 JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies")  # the Java checkers CI runs (JPF only when asked for)
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
@@ -100,21 +102,22 @@ class Variant:
     # store's collection lists (handofflab.calendar), as a set; `store`, the store itself (EventStore,
     # or a subclass with its own locking), against requests run one at a time; `table`, a DHT
     # process's local table (handofflab.dht), against the table run one operation at a time; `queue`,
-    # a DHT target's completion queue (handofflab.dht), by the reply probe. No handoff benchmark or
-    # server takes them.
+    # a DHT target's completion queue (handofflab.dht), by the reply probe; `database`, the calendar's
+    # whole database (CalendarDatabase or a subclass), by JPF. No handoff benchmark or server takes them.
     collection: str | None = None
     store: str | None = None
     table: str | None = None
     queue: str | None = None
+    database: str | None = None
 
     @property
     def java_class(self) -> str | None:
         """The Java class the Java checkers run: a handoff's, a collection list's, a store's or a table's."""
-        return self.java or self.collection or self.store or self.table or self.queue
+        return self.java or self.collection or self.store or self.table or self.queue or self.database
 
     @property
     def class_kind(self) -> str | None:
-        """'collection', 'store', 'table' or 'queue' for a class that is not a handoff; None for a handoff."""
+        """'collection', 'store', 'table', 'queue' or 'database' for a class that is not a handoff; None for a handoff."""
         return next((k for k in CLASS_CHECKERS if getattr(self, k)), None)
 
     @property
@@ -247,17 +250,17 @@ def load(path: Path = paths.CATALOG) -> Catalog:
             name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
             bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
             check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
-            queue=v.get("queue"),
+            queue=v.get("queue"), database=v.get("database"),
         )
         kinds = [k for k in ("java", *CLASS_CHECKERS) if v.get(k)]
         if len(kinds) > 1:
             raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection`, "
-                           "`store`, `table` or `queue`")
+                           "`store`, `table`, `queue` or `database`")
         unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CLASS_CHECKERS[kinds[0]]))
         if unchecked:
             raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
                            "check it", "a collection list and a DHT table take only a lincheck verdict; a store "
-                           "lincheck, stress and locks; a completion queue replies")
+                           "lincheck, stress, locks and jpf; a completion queue replies; a calendar database jpf")
         if v.get("java") and set(expect) & set(PROBE_CHECKERS):
             raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
                            "the probes check one kind of class each (locks: a calendar store; replies: a DHT "

@@ -49,6 +49,9 @@ def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
         if v.queue:  # a DHT completion queue: the reply probe decides it every run, each slip included
             assert v.expected("replies") is not None and (v.expected("replies") == "pass") == v.correct, v.name
             continue
+        if v.database:  # the calendar database: JPF explores every interleaving of the spec's races, each slip caught
+            assert v.expected("jpf") is not None and (v.expected("jpf") == "pass") == v.correct, v.name
+            continue
         if not v.java:
             continue
         claims = {c: v.expected(c) for c in ("lincheck", "stress") if v.expected(c) is not None}
@@ -91,7 +94,7 @@ def test_a_collection_list_is_refused_by_the_handoff_checkers_by_name():
 
 def test_every_java_class_has_a_jpf_claim_or_the_reason_there_is_none():
     for v in catalog.load().variants.values():
-        if v.java or v.class_kind == "store":  # the handoffs and the calendar store (StoreJpfDriver)
+        if v.java or v.class_kind in ("store", "database"):  # the handoffs, the calendar store and database (their drivers)
             # a claim, or why there is none (a buggy class that JPF rightly passes has both: the loader asks for it)
             assert v.expected("jpf") is not None or "jpf" in v.why, f"{v.name}: a JPF claim, or why there is none"
 

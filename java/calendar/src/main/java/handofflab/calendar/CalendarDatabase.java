@@ -181,7 +181,7 @@ public class CalendarDatabase implements AutoCloseable {
     }
 
     /** The rest of an owner's delete: the calendar's events, then the calendar, under the calendar's lock. */
-    private void deleteCalendar(int calendar) throws IOException {
+    void deleteCalendar(int calendar) throws IOException {
         Entry c = calendars.entry(calendar);
         c.lock.lock();  // no event can be added to it from here on
         try {
@@ -354,7 +354,7 @@ public class CalendarDatabase implements AutoCloseable {
     }
 
     /** Whether the user or group that owns this calendar is committed and names it. Takes no lock. */
-    private boolean ownerLive(Event calendar) {
+    boolean ownerLive(Event calendar) {
         String[] owner = calendar.attributes.get("owner").split(":");
         Optional<Event> o = (owner[0].equals("user") ? users : groups).load(Integer.parseInt(owner[1]));
         return o.isPresent() && Integer.toString(calendar.id).equals(o.get().attributes.get("calendar"));
@@ -365,7 +365,7 @@ public class CalendarDatabase implements AutoCloseable {
         return c.isPresent() && c.get().attributes.containsKey("event." + event.id);
     }
 
-    private static boolean isCommitted(Entry owner) {
+    static boolean isCommitted(Entry owner) {
         Event now = owner.event();
         return now != null && now.attributes.containsKey("calendar");
     }

@@ -46,6 +46,33 @@ public final class JpfCheck {
                 StoreJpfDriver.class.getName(), storeClass);
     }
 
+    /**
+     * JPF on the calendar database ({@link DatabaseJpfDriver}): a join beside the user's delete, then an
+     * event's add beside it; the first race that breaks a rule gives the verdict.
+     */
+    public static Verdict runDatabase(String databaseClass) throws Exception {
+        Verdict v = null;
+        java.util.Map<String, Number> total = new java.util.LinkedHashMap<>();  // the searches' counts, added up
+        for (String race : List.of("join", "add")) {
+            v = explore(new Verdict("jpf", databaseClass.substring(databaseClass.lastIndexOf('.') + 1)),
+                    DatabaseJpfDriver.class.getName(), databaseClass + "," + race);
+            for (Map.Entry<String, Object> e : v.stats.entrySet()) {
+                String k = e.getKey();
+                if (e.getValue() instanceof Double) {
+                    total.merge(k, (Double) e.getValue(), (x, y) -> x.doubleValue() + y.doubleValue());
+                } else if (e.getValue() instanceof Number) {
+                    total.merge(k, (Number) e.getValue(), (x, y) -> k.equals("maxDepth")
+                            ? Math.max(x.longValue(), y.longValue()) : x.longValue() + y.longValue());
+                }
+            }
+            if (!v.verdict.equals("pass")) {
+                break;
+            }
+        }
+        v.stats.putAll(total);
+        return v;
+    }
+
     private static String ids(CheckProfile profile) {
         StringBuilder sb = new StringBuilder();
         for (int id : profile.jpfIds) {
@@ -113,7 +140,9 @@ public final class JpfCheck {
                 describe(jpf, v, state == null ? null : (List<?>) state.getClass().getField("errorPath").get(state));
             } else {
                 v.detail = "every interleaving explored: no deadlock, " + (target.equals(StoreJpfDriver.class.getName())
-                        ? "and every outcome one of the six orderings" : "exactly-once holds");
+                        ? "and every outcome one of the six orderings"
+                        : target.equals(DatabaseJpfDriver.class.getName())
+                        ? "no reference to a deleted entity, and every outcome one of the six orderings" : "exactly-once holds");
             }
         } finally {
             Files.deleteIfExists(site);

@@ -20,7 +20,8 @@ import java.nio.file.Paths;
  * checks both; stress ({@link StoreStress}) and the lock probe ({@link StoreLocks}) the store. With
  * {@code --table}, CLASS is a DHT process's local table ({@code handofflab.dht}), checked by Lincheck
  * ({@link TableLincheck}); with {@code --queue}, a DHT target's completion queue, checked by the reply
- * probe ({@link ReplyProbe}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
+ * probe ({@link ReplyProbe}); with {@code --database}, the calendar's whole database
+ * ({@code CalendarDatabase} or a buggy one), explored by JPF ({@link DatabaseJpfDriver}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
     private Main() {
@@ -37,7 +38,7 @@ public final class Main {
         Path trace = null;     // stress: record its first trial there (trace validation)
         long traceEvents = 0;
         CheckProfile profile = null;
-        String classKind = null;  // "collection", "store", "table" or "queue": a class that is not a handoff
+        String classKind = null;  // "collection", "store", "table", "queue" or "database": a class that is not a handoff
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
@@ -51,7 +52,7 @@ public final class Main {
                 // verdict file without it was not written by this checker.
                 nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
                         .readLine();
-            } else if (java.util.List.of("--collection", "--store", "--table", "--queue").contains(args[i])) {
+            } else if (java.util.List.of("--collection", "--store", "--table", "--queue", "--database").contains(args[i])) {
                 classKind = args[i].substring(2);
             } else if (args[i].equals("--profile") && i + 1 < args.length) {
                 try {
@@ -65,9 +66,10 @@ public final class Main {
         }
         if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
                 || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks", "jpf").contains(checker)
-                || "queue".equals(classKind) && !checker.equals("replies")) {
+                || "queue".equals(classKind) && !checker.equals("replies")
+                || "database".equals(classKind) && !checker.equals("jpf")) {
             usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress, locks and jpf, a "
-                    + "completion queue by replies; not by " + checker);
+                    + "completion queue by replies, a calendar database by jpf; not by " + checker);
         }
         if (profile == null && classKind == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
@@ -81,6 +83,8 @@ public final class Main {
         Verdict v = initialize(checker, subject, className);
         if (v == null && "collection".equals(classKind)) {
             v = CollectionLincheck.run(subject);
+        } else if (v == null && "database".equals(classKind)) {
+            v = JpfCheck.runDatabase(className);
         } else if (v == null && "table".equals(classKind)) {
             v = TableLincheck.run(subject);
         } else if (v == null && "queue".equals(classKind)) {
@@ -144,7 +148,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks CLASS --profile P|--collection|--store [--out FILE] [--seconds S] [--trace FILE EVENTS (stress)]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks CLASS --profile P|--collection|--store|--table|--queue|--database [--out FILE] [--seconds S] [--trace FILE EVENTS (stress)]");
         System.exit(2);
     }
 }
