@@ -43,6 +43,22 @@ class CalendarDatabaseTest {
     }
 
     @Test
+    void aDurableDatabaseForcesItsWritesAndOpensAgainAsItWasLeft(@TempDir Path root) throws Exception {
+        int u;
+        int e;
+        try (CalendarDatabase db = new CalendarDatabase(root, "LazyList")) {
+            db.durable(true);
+            u = db.createUser("cy");
+            e = db.addEvent(Integer.parseInt(db.user(u).get().attributes.get("calendar")), Map.of("name", "x"));
+        }
+        try (CalendarDatabase db = new CalendarDatabase(root, "LazyList")) {
+            assertEquals(0, db.repaired());
+            assertEquals("x", db.event(e).get().attributes.get("name"));
+            assertTrue(db.user(u).isPresent());
+        }
+    }
+
+    @Test
     void anEventStaysInItsCalendar() throws Exception {
         try (CalendarDatabase db = new CalendarDatabase(null, "LazyList")) {
             int u = db.createUser("ben");
