@@ -64,11 +64,13 @@ def _warn_untracked(wanted) -> list[str]:
     return new
 
 
+# One pass, leftmost first: a "//" inside a string (a URL) is no comment, and a quote inside a comment opens no string.
+_LITERALS_AND_COMMENTS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
+
+
 def _code(text: str) -> str:
     """Java without its comments and string literals: what a class really refers to."""
-    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-    text = re.sub(r"//[^\n]*", " ", text)
-    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    return _LITERALS_AND_COMMENTS.sub(lambda m: '""' if m.group(0)[0] in "\"'" else " ", text)
 
 
 def plan(chosen: list[str]) -> tuple[dict[str, str], set[str]]:
