@@ -45,14 +45,15 @@ RUNS = 3              # load on the machine only slows a run: per W, the fastest
 
 throughputs, occupancies = [], []
 for r in range(RUNS):
-    out = Path(tempfile.mkdtemp(prefix="buffer-occupancy-"))
-    run = subprocess.run(
-        ["java", "-cp", javabuild.classpath("benchmarks"), "handofflab.benchmarks.BufferOccupancy",
-         str(out), str(CAPACITY), str(SERVICE_US), str(ITEMS), ",".join(map(str, WORKERS))],
-        capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stderr  # the program exits 1 if any id was not taken exactly once
-    throughputs.append(pd.read_csv(out / "throughput.csv").assign(run=r))
-    occupancies.append(pd.read_csv(out / "occupancy.csv").assign(run=r))
+    with tempfile.TemporaryDirectory(prefix="buffer-occupancy-") as folder:  # removed once read
+        out = Path(folder)
+        run = subprocess.run(
+            ["java", "-cp", javabuild.classpath("benchmarks"), "handofflab.benchmarks.BufferOccupancy",
+             str(out), str(CAPACITY), str(SERVICE_US), str(ITEMS), ",".join(map(str, WORKERS))],
+            capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr  # the program exits 1 if any id was not taken exactly once
+        throughputs.append(pd.read_csv(out / "throughput.csv").assign(run=r))
+        occupancies.append(pd.read_csv(out / "occupancy.csv").assign(run=r))
 every = pd.concat(throughputs, ignore_index=True)
 every["bound_per_s"] = every.workers / (every.served_us * 1e-6)          # the bound and the efficiency: next section
 every["efficiency"] = every.throughput_per_s / every.bound_per_s

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,13 +28,18 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
     """The kit's one way to run a tool (the grader's jail runs submitted code its own way):
     output captured, a time limit, and a missing tool or a run past the limit as an error that
     says `what` was running and the `fix`. With `check`, a non-zero exit is one too, showing
-    the last lines; without, the caller reads the exit code (TLC's says what it found)."""
-    try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=text, timeout=timeout)
-    except FileNotFoundError:
-        raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
-    except subprocess.TimeoutExpired:
-        raise LabError(f"{what}: ran past {timeout:.0f} s", fix)
+    the last lines; without, the caller reads the exit code (TLC's says what it found).
+    A JVM gets a temporary folder of its own, removed when it ends: Lincheck leaves a jar there
+    at each run and JPF its listener, thousands of files a day in the machine's /tmp otherwise."""
+    with tempfile.TemporaryDirectory(prefix="handofflab-jvm-") as own_tmp:
+        if cmd and cmd[0] == "java":
+            cmd = [cmd[0], f"-Djava.io.tmpdir={own_tmp}", *cmd[1:]]
+        try:
+            proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=text, timeout=timeout)
+        except FileNotFoundError:
+            raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
+        except subprocess.TimeoutExpired:
+            raise LabError(f"{what}: ran past {timeout:.0f} s", fix)
     if check and proc.returncode != 0:
         said = proc.stdout + proc.stderr
         said = said if text else said.decode(errors="replace")

@@ -96,3 +96,13 @@ def test_the_suite_runs_on_every_core_unless_told_otherwise(monkeypatch):
     assert testrun._workers(("-p", "no:xdist")) is None
     monkeypatch.setattr(testrun.os, "cpu_count", lambda: 1)
     assert testrun._workers(()) is None  # one core: no workers to start
+
+
+def test_a_jvm_the_kit_starts_gets_a_temporary_folder_that_goes_with_it():
+    # Lincheck leaves a jar in java.io.tmpdir at each run: thousands a day in /tmp, were it /tmp
+    from handofflab import toolchain
+    proc = toolchain.run(["java", "-XshowSettings:properties", "-version"], "java", "install a JDK")
+    tmpdir = next(line.split("=", 1)[1].strip() for line in proc.stderr.splitlines()
+                  if line.strip().startswith("java.io.tmpdir"))
+    assert Path(tmpdir).name.startswith("handofflab-jvm-"), tmpdir
+    assert not Path(tmpdir).exists(), f"{tmpdir} outlived the JVM"
