@@ -225,10 +225,9 @@ def _swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
         steps.append(Step(_bare(lane) if lane else None, label, changes))
     ending = {}
     if verdict == "deadlock":
-        last = states[-1][1].get("pc", {})
+        last = {t: _bare(at) for t, at in states[-1][1].get("pc", {}).items()}
         # a thread that finished is not stuck: only the others wait for ever
-        ending = {_bare(t): "done" if _bare(last.get(t, "?")) == "Done" else f"stuck: {_bare(last.get(t, '?'))}"
-                  for t in pcs}
+        ending = {_bare(t): "done" if last.get(t) == "Done" else f"stuck: {last.get(t, '?')}" for t in pcs}
     note = (f"The behaviour then loops back to state {loop_to} for ever." if loop_to else
             "Then nothing ever happens again (TLC: stuttering): no thread takes another step." if stutters else "")
     return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note)

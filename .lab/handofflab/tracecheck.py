@@ -96,8 +96,8 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
                     return TraceOutcome(f"violation:{PROPERTY}", r.run,
                                         f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
                                         f"{furthest} of {len(r.log)} cannot happen there",
-                                        swimlane(variant.name, r.log, furthest, r.size,
-                                                 variant.handoff.trace_steps, variant.profile.sized_by))
+                                        swimlane(variant.name, r.log, furthest, size_note(r.size, variant.profile.sized_by),
+                                                 variant.handoff.trace_steps))
     empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
     if empty:
         return TraceOutcome("deadlock", empty.run, f"run {empty.run} (size {empty.size}) stopped before any take "
@@ -173,11 +173,10 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
                    f"check specs/{trace_spec}.tla (./lab check trace runs TLC on it with each recorded run)")
 
 
-def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_steps: str = "",
-             sized_by: str = "slots") -> Swimlane:
-    """The run's last events before the first one the design cannot take, one lane per thread (`design_steps`:
-    the steps the design takes inside its calls, in words, for a log of the kit's class that has them;
-    `sized_by`: what `capacity` counts, as the check profile says, and "nothing" for an unbounded design)."""
+def swimlane(name: str, log: list[dict], furthest: int, sized: str = "", design_steps: str = "") -> Swimlane:
+    """The run's last events before the first one the design cannot take, one lane per thread (`sized`: the
+    run's size in words, from size_note; `design_steps`: the steps the design takes inside its calls, in words,
+    for a log of the kit's class that has them)."""
     def lane(t: str) -> str:  # RecordedHandoff's lanes: 0 the acceptor, 100 + N acceptor N of several
         return "acceptor" if t == "0" else f"acceptor-{int(t) - 100}" if int(t) > 100 else f"worker-{t}"
     lanes = [lane(t) for t in sorted({e["thread"] for e in log}, key=int)]
@@ -217,7 +216,7 @@ def swimlane(name: str, log: list[dict], furthest: int, capacity: int, design_st
     if steps:
         steps[-1] = Step(steps[-1].thread, steps[-1].action + "  ← the design cannot do this")
     return Swimlane(f"{name}, one recorded run", "trace", f"violation:{PROPERTY}", lanes, steps,
-                    note=(f"Event {furthest} of {len(log)}{_sized(capacity, sized_by)}: " + (
+                    note=(f"Event {furthest} of {len(log)}{sized}: " + (
                         f"the class logged its steps inside each call, and the design takes no such step there ({design_steps})."
                         if any(e["op"] == "slot" for e in log) else
                         "no order of the calls' effects, each between its call's begin and return, lets the design's "
@@ -316,8 +315,9 @@ def check_log(events: Path, variant: catalog_mod.Variant, capacity: int, what: s
     return judge_one(log, variant, capacity, what)
 
 
-def _sized(size: int, sized_by: str) -> str:
-    """What a run's size was, in the note under its swimlane: nothing for an unbounded design."""
+def size_note(size: int, sized_by: str) -> str:
+    """What a run's size was, as the check profile's `sized_by` counts it, for the note under its swimlane and
+    the grader's feedback: " (capacity 2)", " (3 workers)", or nothing for an unbounded design."""
     return {"slots": f" (capacity {size})", "workers": f" ({size} workers)"}.get(sized_by, "")
 
 
@@ -331,6 +331,6 @@ def judge_one(log: list[dict], variant: catalog_mod.Variant, capacity: int, what
         return TraceOutcome("pass", 1, f"{what}: {len(log)} events, a behaviour of {variant.handoff.spec}")
     return TraceOutcome(f"violation:{PROPERTY}", 1, f"{what} is no behaviour of {variant.handoff.spec}: event "
                         f"{furthest} of {len(log)} cannot happen there ({rule(variant.handoff)})",
-                        swimlane(variant.name, log, furthest, capacity, variant.handoff.trace_steps,
-                                 variant.profile.sized_by))
+                        swimlane(variant.name, log, furthest, size_note(capacity, variant.profile.sized_by),
+                                 variant.handoff.trace_steps))
 

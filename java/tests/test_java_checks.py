@@ -184,3 +184,10 @@ def test_a_fresh_jpf_run_draws_the_recorded_trace(recorded, tmp_path, monkeypatc
     fresh = javacheck.Swimlane.from_json((tmp_path / f"{variant.name}.jpf.json").read_text())
     assert [(s.thread, s.action) for s in fresh.steps] == [(s.thread, s.action) for s in lane.steps]
     assert fresh.ending == lane.ending
+
+
+def test_classes_claimed_only_for_jpf_say_that_nothing_was_confirmed_without_it(monkeypatch, capsys):
+    monkeypatch.setattr(javacheck, "run_checker", lambda *a, **kw: pytest.fail("no checker applies without JPF"))
+    assert javacheck.check("CalendarDatabase", show_traces=False) == []
+    said = " ".join(capsys.readouterr().out.split())
+    assert "no checker ran, so nothing was confirmed" in said and "checker results as catalogued" not in said

@@ -76,16 +76,17 @@ def _trace(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jai
         except (OSError, ValueError) as e:
             return {}, (f"Not graded: the recorded run is malformed ({e}). The recorder writes it; please tell "
                         "your instructor.")
+        sized = tracecheck.size_note(size, like.profile.sized_by)
         if tracecheck.empty_hang(verdict["verdict"] in ("deadlock", "livelock"), log):
             return {**verdict, "detail": (
-                f"the recorded run with {size} slot(s) stopped before any take returned ({len(log)} calls began, "
+                f"the recorded run{sized} stopped before any take returned ({len(log)} calls began, "
                 "none handed a connection over): there is nothing to validate against the design")}, ""
         accepted, furthest = tracecheck.judge(like.handoff.trace, log, size, tmp / f"trace-tlc-{i}")
         if not accepted:
-            lane = tracecheck.swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, size)
+            lane = tracecheck.swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, sized)
             return {"verdict": f"violation:{tracecheck.PROPERTY}", "lane": lane, "design": like.handoff.title.lower(),
                     "rule": tracecheck.rule(like.handoff),
-                    "detail": f"a run with {size} slot(s), event {furthest} of {len(log)}"}, ""
+                    "detail": f"a run{sized}, event {furthest} of {len(log)}"}, ""
         # a run that hung (every thread waiting) or spun after handing over what the design allows passes here:
         # hangs are the stress test's to name, and one that shows only by luck must not move this mark
     return {"verdict": "pass", "detail": f"{runs} recorded runs, each a behaviour of the design"}, ""

@@ -83,7 +83,7 @@ public class CalendarDatabase implements AutoCloseable {
     }
 
     private static Optional<Event> committed(Optional<Event> owner) {
-        return owner.filter(o -> o.attributes.containsKey("calendar"));
+        return owner.filter(CalendarDatabase::isCommitted);
     }
 
     /** Makes user {@code user} a member of group {@code group}; DELETED if either was deleted. */
@@ -345,19 +345,22 @@ public class CalendarDatabase implements AutoCloseable {
         String calendar = owner.attributes.get("calendar");
         if (calendar == null) {
             wrong.add(kind + " " + owner.id + " names no calendar (a creation that never committed)");
-            return;
-        }
-        Optional<Event> c = calendars.load(Integer.parseInt(calendar));
-        if (c.isEmpty() || !(kind + ":" + owner.id).equals(c.get().attributes.get("owner"))) {
-            wrong.add(kind + " " + owner.id + " names calendar " + calendar + ", which is " + (c.isEmpty() ? "deleted" : "not its own"));
+        } else if (!ownsItsCalendar(kind, owner)) {
+            boolean gone = calendars.load(Integer.parseInt(calendar)).isEmpty();
+            wrong.add(kind + " " + owner.id + " names calendar " + calendar + ", which is " + (gone ? "deleted" : "not its own"));
         }
     }
 
     /** Whether the user or group that owns this calendar is committed and names it. Takes no lock. */
     boolean ownerLive(Event calendar) {
-        String[] owner = calendar.attributes.get("owner").split(":");
+        String[] owner = owner(calendar);
         Optional<Event> o = (owner[0].equals("user") ? users : groups).load(Integer.parseInt(owner[1]));
         return o.isPresent() && Integer.toString(calendar.id).equals(o.get().attributes.get("calendar"));
+    }
+
+    /** A calendar's owner, written "user:ID" or "group:ID": its kind and its id. */
+    static String[] owner(Event calendar) {
+        return calendar.attributes.get("owner").split(":");
     }
 
     private boolean listedByItsCalendar(Event event) {
@@ -367,7 +370,12 @@ public class CalendarDatabase implements AutoCloseable {
 
     static boolean isCommitted(Entry owner) {
         Event now = owner.event();
-        return now != null && now.attributes.containsKey("calendar");
+        return now != null && isCommitted(now);
+    }
+
+    /** A user or group commits when it names its calendar: before that, it is a creation under way. */
+    static boolean isCommitted(Event owner) {
+        return owner.attributes.containsKey("calendar");
     }
 
     /** The ids an entity references by attributes named {@code prefix + ID}, ascending. */

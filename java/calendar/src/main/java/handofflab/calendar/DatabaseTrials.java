@@ -195,7 +195,7 @@ public final class DatabaseTrials {
 
     /** The id of the user or group that owns calendar {@code c}, if the calendar is there now. */
     private static Optional<Integer> calendarOwner(CalendarDatabase db, int c) {
-        return db.calendars.load(c).map(cal -> Integer.parseInt(cal.attributes.get("owner").split(":")[1]));
+        return db.calendars.load(c).map(cal -> Integer.parseInt(CalendarDatabase.owner(cal)[1]));
     }
 
     /**
