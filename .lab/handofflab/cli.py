@@ -444,7 +444,7 @@ def export_gradescope(lab, allow_weak_isolation):
 @click.option("--runs", type=click.IntRange(1, 1000), default=20, show_default=True, help="runs per claim")
 @click.option("--busy", type=click.IntRange(0, 64), default=2, show_default=True,
               help="busy loops competing for the cores meanwhile")
-@click.option("--only", help="only the claims of one variant, checker, lab or sample")
+@click.option("--only", help="only the claims of one variant, checker, lab or sample (LAB/SAMPLE: one lab's sample)")
 def verify_verdicts(runs, busy, only):
     """Rerun every catalogued Java verdict and grade every sample submission RUNS times beside BUSY
     busy loops; print how many runs agreed with each claim (exit 1 unless all did)."""

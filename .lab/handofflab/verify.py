@@ -49,12 +49,19 @@ def run(runs: int, busy: int, only: str | None = None) -> int:
              and v.tier == "ci" for checker in (*catalog_mod.JAVA_CHECKERS, "trace") if v.expected(checker) is not None]
     pairs += [("grade", lab, name, marks) for lab, samples in sample_marks().items() for name, marks in samples.items()]
     if only:
-        pairs = [p for p in pairs if only in (p[1], p[2])]
+        pairs = [p for p in pairs if only in (p[1], p[2], f"{p[1]}/{p[2]}")]
     if not pairs:
-        raise LabError(f"nothing to verify matches '{only}'", "name a catalog variant, a checker, a lab or a sample")
+        raise LabError(f"nothing to verify matches '{only}'",
+                       "name a catalog variant, a checker, a lab, a sample, or a lab's sample as LAB/SAMPLE")
+    OUT.mkdir(parents=True, exist_ok=True)
+    # One file per --only: a long verification done in parts keeps every part's counts.
+    written = OUT / (f"verdicts-{re.sub(r'[^A-Za-z0-9_-]', '_', only)}.csv" if only else "verdicts.csv")
+    fields = ["kind", "what", "how", "claim", "agreed", "runs", "seen"]
     rows, loops = [], _busy(busy)
     try:
-        with progress() as bar:
+        with progress() as bar, written.open("w", newline="") as f:
+            w = csv.DictWriter(f, fields)
+            w.writeheader()
             task = bar.add_task(f"verifying {len(pairs)} claims, {runs} runs each, {busy} busy loop(s)",
                                 total=len(pairs) * runs)
             for kind, a, b, claim in pairs:
@@ -66,16 +73,11 @@ def run(runs: int, busy: int, only: str | None = None) -> int:
                     bar.update(task, advance=1, description=f"{a} {b}: {agreed} agree")
                 rows.append({"kind": kind, "what": a, "how": b, "claim": str(claim), "agreed": agreed, "runs": runs,
                              "seen": "; ".join(f"{k} x{n}" for k, n in seen.items())})
+                w.writerow(rows[-1])
+                f.flush()  # a verification stopped half way (hours, for every sample) keeps each pair it finished
     finally:
         for loop in loops:
             loop.kill()
-    OUT.mkdir(parents=True, exist_ok=True)
-    # One file per --only: a long verification done in parts keeps every part's counts.
-    written = OUT / (f"verdicts-{re.sub(r'[^A-Za-z0-9_-]', '_', only)}.csv" if only else "verdicts.csv")
-    with written.open("w", newline="") as f:
-        w = csv.DictWriter(f, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
     table = Table(title=f"verify-verdicts: {runs} runs, {busy} busy loop(s)")
     for col in ("kind", "what", "how", "claim", "agreed", "seen"):
         table.add_column(col, overflow="fold")

@@ -363,10 +363,10 @@ def test_every_sample_has_its_expected_marks_and_every_entry_a_sample():
 
 def test_verify_verdicts_counts_agreeing_runs(capsys):
     from handofflab import verify
-    assert verify.run(runs=2, busy=1, only="wrong_package") == 0
+    assert verify.run(runs=2, busy=1, only="buffer/wrong_package") == 0  # one lab's sample, not every lab's
     assert "2/2" in capsys.readouterr().out
-    counted = (verify.OUT / "verdicts-wrong_package.csv").read_text()  # a part's counts in a file of its own
-    assert "wrong_package" in counted and ",2,2," in counted
+    counted = (verify.OUT / "verdicts-buffer_wrong_package.csv").read_text()  # a part's counts in a file of its own
+    assert counted.count("\n") == 2 and "grade,buffer,wrong_package," in counted and ",2,2," in counted
 
 
 def test_verify_verdicts_leaves_no_busy_loop_when_it_is_killed():
