@@ -93,14 +93,15 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
                                    batch))
             for r, (accepted, furthest) in zip(batch, judged):
                 if not accepted:
+                    sized = size_note(r.size, variant.profile.sized_by)
                     return TraceOutcome(f"violation:{PROPERTY}", r.run,
-                                        f"run {r.run} (size {r.size}) is no behaviour of {variant.handoff.spec}: event "
+                                        f"run {r.run}{sized} is no behaviour of {variant.handoff.spec}: event "
                                         f"{furthest} of {len(r.log)} cannot happen there",
-                                        swimlane(variant.name, r.log, furthest, size_note(r.size, variant.profile.sized_by),
-                                                 variant.handoff.trace_steps))
+                                        swimlane(variant.name, r.log, furthest, sized, variant.handoff.trace_steps))
     empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
     if empty:
-        return TraceOutcome("deadlock", empty.run, f"run {empty.run} (size {empty.size}) stopped before any take "
+        sized = size_note(empty.size, variant.profile.sized_by)
+        return TraceOutcome("deadlock", empty.run, f"run {empty.run}{sized} stopped before any take "
                             f"returned: {len(empty.log)} calls began and none handed a connection over, so there is "
                             "no behaviour to validate")
     # what a hung run did once it had handed something over is judged like the rest; the hang is stress's to name
