@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * A stress run under a watchdog: one acceptor and two workers push connection
  * ids through a small handoff (the catalog's check profile) as fast as they can, trial after trial, for a
  * bounded time. The trials take turns through CheckProfile.stressShapes: a buffer with one, two
- * and three slots, and two acceptors wherever the design allows more than one. Every take is checked on the spot (NoInvented, NoDuplicate),
+ * and three slots, and two acceptors wherever the design allows more than one (a bounded one is first put in the
+ * state where both acceptors wait on a full handoff: TwoWaitingAcceptors). Every take is checked on the spot (NoInvented, NoDuplicate),
  * every finished trial for NoLoss, and a watchdog turns "no progress" into a
  * verdict: if every thread is parked in wait() or blocked on the monitor, it is
  * a deadlock, reported with where each thread is stuck — never a hung build.
@@ -47,10 +48,14 @@ public final class StressCheck {
     public static Verdict run(String name, CheckProfile profile, double seconds, java.nio.file.Path trace,
                               long maxEvents) throws InterruptedException {
         Verdict v = new Verdict("stress", name);
-        long deadline = System.nanoTime() + (long) (seconds * 1e9);
+        int[][] shapes = profile.stressShapes();
+        // A state the free trials reach only by luck, built first; not when the first trial is to be traced.
+        if (trace == null && profile.bounded && profile.acceptors > 1) {
+            TwoWaitingAcceptors.probe(name, shapes[0][1], v);
+        }
+        long deadline = System.nanoTime() + (long) (seconds * 1e9);  // the trials' own seconds, after the probe
         int trials = 0, cut = 0;
         long moved = 0;
-        int[][] shapes = profile.stressShapes();
         while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
             boolean traced = trace != null && trials + cut == 0;
             // The traced trial has the most room to leave the design: the largest size, the most acceptors.

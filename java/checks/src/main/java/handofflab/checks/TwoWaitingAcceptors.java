@@ -1,0 +1,148 @@
+package handofflab.checks;
+
+import handofflab.handoffs.Handoff;
+import handofflab.handoffs.Handoffs;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The stress check's first step for a bounded design with two acceptors: the handoff is filled, both
+ * acceptors wait in put, and then one take wakes them. A put that does not look again after waking
+ * (`if` where `while` belongs) then puts into a full handoff. The free trials reach that state only
+ * when both acceptors happen to wait at once: they missed the buffer lab's `if_in_put` sample in 3 of
+ * 20 gradings beside two busy loops (measured). Here the state is built on purpose, so it is reached
+ * every run.
+ *
+ * <p>Only what the takes return is judged, as in a trial: an id never put (NoInvented) or one taken
+ * twice (NoDuplicate). A design whose acceptors do not park (they spin or wait with a time limit), or
+ * that gets stuck here, gets no verdict from this step: the trials after it judge it, with their watchdog.
+ */
+final class TwoWaitingAcceptors {
+    /** How long the whole step may take before it gives up, without a verdict (a design that hangs here). */
+    static final long BUDGET_MS = 5_000;
+
+    private TwoWaitingAcceptors() {
+    }
+
+    static void probe(String name, int capacity, Verdict v) throws InterruptedException {
+        long until = System.nanoTime() + BUDGET_MS * 1_000_000L;
+        Handoff<Integer> handoff = Handoffs.create(name, capacity);
+        List<Thread> threads = new ArrayList<>();
+        List<Integer> took = java.util.Collections.synchronizedList(new ArrayList<>());
+        try {
+            Thread filler = start(threads, "acceptor-1", () -> {
+                for (int id = 1; id <= capacity; id++) {
+                    handoff.put(id);
+                }
+            });
+            if (!settled(List.of(filler), true, until)) {
+                return;  // the handoff would not take `capacity` connections: the trials will say why
+            }
+            Thread a = start(threads, "acceptor-1", () -> handoff.put(capacity + 1));
+            Thread b = start(threads, "acceptor-2", () -> handoff.put(capacity + 2));
+            if (!settled(List.of(a, b), false, until) || a.getState() == Thread.State.TERMINATED
+                    || b.getState() == Thread.State.TERMINATED) {
+                return;  // not both waiting in put on a full handoff: this step shows nothing
+            }
+            Thread first = start(threads, "worker-1", () -> took.add(handoff.take()));  // wakes both acceptors
+            if (!settled(List.of(first, a, b), false, until) || first.getState() != Thread.State.TERMINATED) {
+                return;  // the take did not return: the trials will name that hang
+            }
+            int left = capacity + 1;  // what two returned puts and one take leave, if both puts returned
+            Thread drain = start(threads, "worker-2", () -> {
+                for (int i = 0; i < left; i++) {
+                    took.add(handoff.take());
+                }
+            });
+            settled(List.of(drain), true, until);
+            List<Integer> seen = new ArrayList<>();
+            for (Integer id : new ArrayList<>(took)) {
+                if (id == null || id < 1 || id > capacity + 2) {
+                    fail(v, "NoInvented: a worker took " + id + ", which was never accepted", took, capacity,
+                            a, b, first, drain);
+                    return;
+                }
+                if (seen.contains(id)) {
+                    fail(v, "NoDuplicate: connection " + id + " was taken twice", took, capacity, a, b, first, drain);
+                    return;
+                }
+                seen.add(id);
+            }
+        } finally {
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+        }
+    }
+
+    interface Calls {
+        void run() throws InterruptedException;
+    }
+
+    private static Thread start(List<Thread> threads, String name, Calls calls) {
+        Thread t = new Thread(() -> {
+            try {
+                calls.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {
+                // a put or take that throws: the trials report it, with their swimlanes
+            }
+        }, name);
+        t.setDaemon(true);  // one left stuck must not keep the JVM alive
+        threads.add(t);
+        t.start();
+        return t;
+    }
+
+    /** Whether every thread ended ({@code ended}), or ended or parked, before {@code until}. */
+    private static boolean settled(List<Thread> threads, boolean ended, long until) throws InterruptedException {
+        while (System.nanoTime() < until) {
+            if (still(threads, ended)) {
+                Thread.sleep(20);  // parked now, and still parked a moment later: not on the way to a lock
+                if (still(threads, ended)) {
+                    return true;
+                }
+            }
+            Thread.sleep(1);
+        }
+        return false;
+    }
+
+    private static boolean still(List<Thread> threads, boolean ended) {
+        for (Thread t : threads) {
+            Thread.State s = t.getState();
+            boolean parked = s == Thread.State.WAITING || s == Thread.State.BLOCKED;
+            if (s != Thread.State.TERMINATED && (ended || !parked)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static void fail(Verdict v, String what, List<Integer> took, int capacity, Thread a, Thread b,
+                             Thread first, Thread drain) {
+        v.verdict = "violation:" + what.split(":")[0];
+        v.detail = what + " (two acceptors waiting on a full handoff of " + capacity + ", woken by one take: "
+                + "a put that does not look again after waking puts into no room)";
+        String fill = capacity == 1 ? "put(1)" : "put(1.." + capacity + ")";
+        v.steps.add(new String[] {"acceptor-1", fill + " fills the handoff", ""});
+        v.steps.add(new String[] {"acceptor-1", "put(" + (capacity + 1) + ") waits", ""});
+        v.steps.add(new String[] {"acceptor-2", "put(" + (capacity + 2) + ") waits", ""});
+        v.steps.add(new String[] {"worker-1", "take() → " + took.get(0) + " (one take: room for one put)", ""});
+        for (Integer id : took.subList(1, took.size())) {
+            v.steps.add(new String[] {"worker-2", "take() → " + id, ""});
+        }
+        // where each acceptor was once the first take was done: both returned is one put too many
+        v.ending.put("acceptor-1", ended(a, "put(" + (capacity + 1) + ") returned"));
+        v.ending.put("acceptor-2", ended(b, "put(" + (capacity + 2) + ") returned"));
+        v.ending.put("worker-1", ended(first, "done"));
+        v.ending.put("worker-2", ended(drain, "done"));
+        v.stats.put("acceptors", 2);
+        v.stats.put("size", capacity);
+    }
+
+    private static String ended(Thread t, String done) {
+        return t.getState() == Thread.State.TERMINATED ? done : t.getState().toString();
+    }
+}
