@@ -3,6 +3,7 @@ and `./lab doctor`'s view of them.  Versions are pinned here and in the
 build files (specs/pom.xml, java/pom.xml, requirements.lock)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -31,8 +32,9 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
     the last lines; without, the caller reads the exit code (TLC's says what it found).
     A JVM gets a temporary folder of its own, removed when it ends: Lincheck leaves a jar there
     at each run and JPF its listener, thousands of files a day in the machine's /tmp otherwise."""
-    with tempfile.TemporaryDirectory(prefix="handofflab-jvm-") as own_tmp:
-        if cmd and cmd[0] == "java":
+    jvm = bool(cmd) and cmd[0] == "java"
+    with tempfile.TemporaryDirectory(prefix="handofflab-jvm-") if jvm else contextlib.nullcontext() as own_tmp:
+        if jvm:
             cmd = [cmd[0], f"-Djava.io.tmpdir={own_tmp}", *cmd[1:]]
         try:
             proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=text, timeout=timeout)
