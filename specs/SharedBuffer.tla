@@ -259,6 +259,9 @@ NoDuplicate == \A i \in Conns : taken[i] <= 1
 NoInvented == \A v \in Values : taken[v] > 0 => v \in 1..accepted
 \* Never lost: an accepted connection is with its acceptor, in the buffer, or taken.
 NoLoss == \A i \in 1..accepted : Held(i) \/ Buffered(i) \/ taken[i] > 0
+\* Never overfull: a put waits while every slot is full, so the buffer never holds
+\* more than Capacity (a ring overfilled overwrites; a list overfilled loses nothing).
+Bounded == count <= Capacity
 \* Every accepted connection is eventually taken by a worker.
 EventuallyTaken == \A i \in Conns : (accepted >= i) ~> (taken[i] > 0)
 \* ANCHOR_END: properties

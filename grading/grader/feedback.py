@@ -32,6 +32,10 @@ _VIOLATIONS = [
      "cleared it. The interleaving below shows the two reads.", "duplicate"),
     ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "
      "connection, or a slot was overwritten before it was taken.", "loss"),
+    ("violation:Bounded", "Failed: your handoff held more connections than its capacity: with it full and two "
+     "acceptors waiting in `put`, one `take` made room for one, and both `put`s went in. A woken `put` must look "
+     "again for room before it puts (nothing was lost here, so only the count of what it holds shows it).",
+     "overfull"),
     ("violation:Threw", _THREW, ""),
     ("violation:FollowsSpec", "Failed: one run of your class is no behaviour of {design}'s design, even if it lost "
      "nothing: below, the first call no order of the calls' effects explains is marked — {rule}.", ""),
@@ -99,7 +103,7 @@ def explain(verdict: dict, rubric: Rubric, class_kind: str | None = None) -> str
         text, topic = next(((t, k) for start, t, k in _VIOLATIONS if v.startswith(start)), (f"Failed: {v}", ""))
         if v.startswith("violation:FollowsSpec"):  # trace validation says which design, and what it forbids
             text = text.format(design=verdict.get("design", "the handoff"), rule=verdict.get("rule", "see below"))
-    if v.startswith(("violation:NoDuplicate", "violation:NoLoss")) or not topic:
+    if v.startswith(("violation:NoDuplicate", "violation:NoLoss", "violation:Bounded")) or not topic:
         text += f" — {verdict['detail']}" if verdict.get("detail") else ""  # counts and the trial's shape
     return text + hint(rubric, topic)
 

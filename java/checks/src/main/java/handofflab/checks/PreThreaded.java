@@ -15,21 +15,22 @@ final class PreThreaded {
     private PreThreaded() {
     }
 
+    /** Starts {@code t} as a daemon: a thread a check leaves stuck must not keep the JVM alive. */
+    static Thread startDaemon(Thread t) {
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
     static void start(List<Thread> workers, List<Thread> acceptors) throws InterruptedException {
-        for (Thread t : workers) {
-            t.setDaemon(true);  // a stuck thread must not keep the JVM alive
-            t.start();
-        }
+        workers.forEach(PreThreaded::startDaemon);
         long ready = System.nanoTime() + READY_MS * 1_000_000L;
         for (Thread t : workers) {
             while (System.nanoTime() < ready && t.getState() == Thread.State.RUNNABLE) {
                 Thread.sleep(1);
             }
         }
-        for (Thread t : acceptors) {
-            t.setDaemon(true);
-            t.start();
-        }
+        acceptors.forEach(PreThreaded::startDaemon);
     }
 
     /**

@@ -13,13 +13,22 @@ import java.util.List;
  * 20 gradings beside two busy loops (measured). Here the state is built on purpose, so it is reached
  * every run.
  *
- * <p>Only what the takes return is judged, as in a trial: an id never put (NoInvented) or one taken
- * twice (NoDuplicate). A design whose acceptors do not park (they spin or wait with a time limit), or
- * that gets stuck here, gets no verdict from this step: the trials after it judge it, with their watchdog.
+ * <p>What the takes return is judged first, as in a trial: an id never put (NoInvented) or one taken
+ * twice (NoDuplicate) — a ring overwrites a slot when it is overfilled. A handoff that overfills
+ * without losing anything (a list with `if` in put) is judged next: both puts returned after the one
+ * take, so it held one connection more than its capacity (Bounded, as the spec names it). A design
+ * whose acceptors do not park (they spin or wait with a time limit), or that gets stuck here, gets no
+ * verdict from this step: the trials after it judge it, with their watchdog.
  */
 final class TwoWaitingAcceptors {
     /** How long the whole step may take before it gives up, without a verdict (a design that hangs here). */
     static final long BUDGET_MS = 5_000;
+    /**
+     * How long the second put has, after the take, to show that it returned too. A correct design keeps
+     * it waiting, so every bounded design pays this once per stress check; a woken thread not yet run
+     * still reads WAITING, so the step does not conclude from a moment's look.
+     */
+    static final long SECOND_PUT_MS = 1_000;
 
     private TwoWaitingAcceptors() {
     }
@@ -40,14 +49,18 @@ final class TwoWaitingAcceptors {
             }
             Thread a = start(threads, "acceptor-1", () -> handoff.put(capacity + 1));
             Thread b = start(threads, "acceptor-2", () -> handoff.put(capacity + 2));
-            if (!settled(List.of(a, b), false, until) || a.getState() == Thread.State.TERMINATED
-                    || b.getState() == Thread.State.TERMINATED) {
+            if (!settled(List.of(a, b), false, until) || ended(a) || ended(b)) {
                 return;  // not both waiting in put on a full handoff: this step shows nothing
             }
             Thread first = start(threads, "worker-1", () -> took.add(handoff.take()));  // wakes both acceptors
-            if (!settled(List.of(first, a, b), false, until) || first.getState() != Thread.State.TERMINATED) {
-                return;  // the take did not return: the trials will name that hang
+            if (!settled(List.of(first, a, b), false, until) || !ended(first) || took.isEmpty()) {
+                return;  // the take did not return, or threw: the trials will name that hang or exception
             }
+            long second = Math.min(until, System.nanoTime() + SECOND_PUT_MS * 1_000_000L);
+            while (!(ended(a) && ended(b)) && System.nanoTime() < second) {
+                Thread.sleep(5);
+            }
+            boolean bothReturned = ended(a) && ended(b);  // after one take: one put too many
             int left = capacity + 1;  // what two returned puts and one take leave, if both puts returned
             Thread drain = start(threads, "worker-2", () -> {
                 for (int i = 0; i < left; i++) {
@@ -67,6 +80,11 @@ final class TwoWaitingAcceptors {
                     return;
                 }
                 seen.add(id);
+            }
+            if (bothReturned) {
+                fail(v, "Bounded: put(" + (capacity + 1) + ") and put(" + (capacity + 2) + ") both returned after "
+                        + "one take, so the handoff held " + (capacity + 1) + " connections in room for " + capacity,
+                        took, capacity, a, b, first, drain);
             }
         } finally {
             for (Thread t : threads) {
@@ -89,9 +107,7 @@ final class TwoWaitingAcceptors {
                 // a put or take that throws: the trials report it, with their swimlanes
             }
         }, name);
-        t.setDaemon(true);  // one left stuck must not keep the JVM alive
-        threads.add(t);
-        t.start();
+        threads.add(PreThreaded.startDaemon(t));
         return t;
     }
 
@@ -110,14 +126,11 @@ final class TwoWaitingAcceptors {
     }
 
     private static boolean still(List<Thread> threads, boolean ended) {
-        for (Thread t : threads) {
-            Thread.State s = t.getState();
-            boolean parked = s == Thread.State.WAITING || s == Thread.State.BLOCKED;
-            if (s != Thread.State.TERMINATED && (ended || !parked)) {
-                return false;
-            }
-        }
-        return true;
+        return ended ? threads.stream().allMatch(TwoWaitingAcceptors::ended) : PreThreaded.allParked(threads);
+    }
+
+    private static boolean ended(Thread t) {
+        return t.getState() == Thread.State.TERMINATED;
     }
 
     private static void fail(Verdict v, String what, List<Integer> took, int capacity, Thread a, Thread b,
@@ -143,6 +156,6 @@ final class TwoWaitingAcceptors {
     }
 
     private static String ended(Thread t, String done) {
-        return t.getState() == Thread.State.TERMINATED ? done : t.getState().toString();
+        return ended(t) ? done : t.getState().toString();
     }
 }

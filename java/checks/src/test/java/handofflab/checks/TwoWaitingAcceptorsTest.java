@@ -20,9 +20,23 @@ class TwoWaitingAcceptorsTest {
     }
 
     @Test
+    void aPutThatOverfillsWithoutLosingIsCaughtEveryRun() throws InterruptedException {
+        String name = OverfillingDeque.class.getName();
+        for (int capacity = 1; capacity <= 3; capacity++) {
+            for (int run = 0; run < 10; run++) {
+                Verdict v = new Verdict("stress", name);
+                TwoWaitingAcceptors.probe(name, capacity, v);
+                assertEquals("violation:Bounded", v.verdict, "capacity " + capacity + ", run " + run + ": " + v.detail);
+                assertTrue(v.detail.contains("held " + (capacity + 1) + " connections in room for " + capacity), v.detail);
+                assertEquals(capacity + 2, v.steps.size() - 3, "every connection taken once: " + v.detail);
+            }
+        }
+    }
+
+    @Test
     void correctBuffersPassIt() throws InterruptedException {
         for (String name : new String[] {"MonitorBuffer", "LifoBuffer", "NotifyBuffer"}) {
-            for (int run = 0; run < 10; run++) {
+            for (int run = 0; run < 4; run++) {  // each waits SECOND_PUT_MS for a second put that never comes
                 Verdict v = new Verdict("stress", name);
                 TwoWaitingAcceptors.probe(name, 2, v);
                 // NotifyBuffer's lost wake-up needs two takers waiting: it is the trials' to find, not this step's
