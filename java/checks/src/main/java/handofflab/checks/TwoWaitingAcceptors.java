@@ -57,10 +57,7 @@ final class TwoWaitingAcceptors {
                 return;  // the take did not return, or threw: the trials will name that hang or exception
             }
             long second = Math.min(until, System.nanoTime() + SECOND_PUT_MS * 1_000_000L);
-            while (!(ended(a) && ended(b)) && System.nanoTime() < second) {
-                Thread.sleep(5);
-            }
-            boolean bothReturned = ended(a) && ended(b);  // after one take: one put too many
+            boolean bothReturned = settled(List.of(a, b), true, second);  // after one take: one put too many
             int left = capacity + 1;  // what two returned puts and one take leave, if both puts returned
             Thread drain = start(threads, "worker-2", () -> {
                 for (int i = 0; i < left; i++) {
