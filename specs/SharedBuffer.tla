@@ -12,7 +12,8 @@
 (*   - a woken thread must win the lock again before it goes on, and then   *)
 (*     re-checks its condition (`while`) or does not (`if`).                *)
 (* Java twin: java/handoffs/.../MonitorBuffer.java; its buggy twins are     *)
-(* NotifyBuffer (NotifyAll = FALSE) and IfBuffer (RecheckInLoop = FALSE).   *)
+(* NotifyBuffer (NotifyAll = FALSE), IfBuffer (`if` in put and take) and   *)
+(* IfInPutBuffer (`if` in put only: two acceptors overfill the ring).      *)
 (* specs/catalog.toml says what TLC must report for each model.             *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
@@ -23,12 +24,13 @@ CONSTANTS
     Capacity,       \* slots in the ring
     NConns,         \* connections accepted in one run: ids 1..NConns
     NotifyAll,      \* TRUE: notifyAll(), FALSE: notify()
-    RecheckInLoop,  \* TRUE: while (cond) wait();  FALSE: if (cond) wait();
+    RecheckInPut,   \* put:  TRUE: while (full) wait();  FALSE: if (full) wait();
+    RecheckInTake,  \* take: TRUE: while (empty) wait(); FALSE: if (empty) wait();
     Null            \* an empty slot / no thread / no connection
 
 ASSUME /\ Acceptors # {} /\ Workers # {} /\ Acceptors \cap Workers = {}
        /\ Capacity \in Nat \ {0} /\ NConns \in Nat \ {0}
-       /\ NotifyAll \in BOOLEAN /\ RecheckInLoop \in BOOLEAN
+       /\ NotifyAll \in BOOLEAN /\ RecheckInPut \in BOOLEAN /\ RecheckInTake \in BOOLEAN
 
 Conns  == 1..NConns
 Values == Conns \cup {Null}
@@ -74,7 +76,7 @@ CheckFull:
             Wait();
 WakePut:                                                 \* notified: win the monitor back
             await self \notin waitSet /\ lock = Null; lock := self;
-            if RecheckInLoop then goto CheckFull; end if; \* `while` re-checks; `if` does not
+            if RecheckInPut then goto CheckFull; end if; \* `while` re-checks; `if` does not
         end if;
 Put:                                                     \* the linearization point
         items[putAt] := conn; putAt := (putAt + 1) % Capacity; count := count + 1;
@@ -95,7 +97,7 @@ CheckEmpty:
             Wait();
 WakeTake:
             await self \notin waitSet /\ lock = Null; lock := self;
-            if RecheckInLoop then goto CheckEmpty; end if;
+            if RecheckInTake then goto CheckEmpty; end if;
         end if;
 Take:                                                    \* the linearization point
         got := items[takeAt]; taken[items[takeAt]] := taken[items[takeAt]] + 1;
@@ -160,7 +162,7 @@ CheckFull(self) == /\ pc[self] = "CheckFull"
 WakePut(self) == /\ pc[self] = "WakePut"
                  /\ self \notin waitSet /\ lock = Null
                  /\ lock' = self
-                 /\ IF RecheckInLoop
+                 /\ IF RecheckInPut
                        THEN /\ pc' = [pc EXCEPT ![self] = "CheckFull"]
                        ELSE /\ pc' = [pc EXCEPT ![self] = "Put"]
                  /\ UNCHANGED << items, putAt, takeAt, count, waitSet, 
@@ -205,7 +207,7 @@ CheckEmpty(self) == /\ pc[self] = "CheckEmpty"
 WakeTake(self) == /\ pc[self] = "WakeTake"
                   /\ self \notin waitSet /\ lock = Null
                   /\ lock' = self
-                  /\ IF RecheckInLoop
+                  /\ IF RecheckInTake
                         THEN /\ pc' = [pc EXCEPT ![self] = "CheckEmpty"]
                         ELSE /\ pc' = [pc EXCEPT ![self] = "Take"]
                   /\ UNCHANGED << items, putAt, takeAt, count, waitSet, 
