@@ -144,7 +144,9 @@ assert (java_middle.mean_probes > java_middle.bound).all(), "the Java scan shoul
 # The simulation is a model of the Java scan, not a replay of it: the real scan runs longer at middling
 # F, by an amount that varies from run to run (measured in this kit's runs: up to 17 % at F = 4 over
 # 854 scans, so not chance). What the model must get right is the direction and the size of the
-# effect: never shorter than it by more than chance, never longer by a quarter or more.
+# effect: never shorter than it, never longer by a quarter or more, each but for chance. Chance goes on
+# both sides: a lightly loaded F is seen some 50 times only (a CI run saw 3.31 probes against 2.55 at
+# F = 13 over 58 scans; a quarter over plus four standard errors is 3.81).
 spread = well_sampled.free.map(scans["first free"].groupby("free").probes.std())
 chance = 4 * spread / np.sqrt(well_sampled.puts)   # four standard errors of a mean of n scans
 ratio = well_sampled.mean_probes / well_sampled.sim_first_free
@@ -152,7 +154,8 @@ print(f"Java over the first-free simulation: {ratio.min():.2f} to {ratio.max():.
       f"(median {ratio.median():.2f}) at the {len(well_sampled)} loads seen at least 50 times")
 assert (well_sampled.mean_probes >= well_sampled.sim_first_free - chance).all(), \
     "the Java scan should be no shorter than the first-free model, but for chance"
-assert (ratio < 1.25).all(), "the Java scan should be within a quarter of the first-free model"
+assert (well_sampled.mean_probes < 1.25 * well_sampled.sim_first_free + chance).all(), \
+    "the Java scan should be within a quarter of the first-free model, but for chance"
 rot, first, rand = sims["rotating"], sims["first free"], sims["random start"]
 assert (rot.probes <= W / rot.free * 1.1).all(), "the rotating scan should respect 1/alpha"
 middle = first[first.free.between(2, W - 1)]
@@ -170,8 +173,8 @@ print(f"random start: above 1/alpha at F = {', '.join(map(str, rand_over.free))}
 # away. The first-free scan, simulated and measured in Java, runs past the $1/\alpha$
 # bound at every $F$ from 2 to $W-1$ (asserted above, in Java where an $F$ was seen at
 # least 50 times). The simulation, run at the service time and loads the Java runs really
-# had, reproduces the effect: the Java scan is never shorter than the model but for chance,
-# and runs at most a quarter longer (both asserted; the ratios are printed above). It does
+# had, reproduces the effect: the Java scan is never shorter than the model and runs at most
+# a quarter longer, both but for chance (asserted; the ratios are printed above). It does
 # not reproduce every digit: the real scan runs up to about a sixth longer at middling $F$, by
 # an amount that changes from run to run. A *random* start does not rescue
 # the argument either: a linear scan from a random place is linear probing, and the busy
