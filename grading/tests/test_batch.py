@@ -1,5 +1,7 @@
 """grade-batch and export-gradescope: a folder of submissions becomes a gradebook with the same
-marks `./lab grade` gives one by one, and the Gradescope zip runs this same grader."""
+marks `./lab grade` gives one by one, and the Gradescope zip runs this same grader. The batch's
+reports also hold the buffer samples `correct` and `if_in_put` to their marks and feedback: each
+sample is graded once per test run."""
 import csv
 import json
 import os
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import gradescope, paths
+from handofflab import gradescope, paths, verify
 from handofflab.console import LabError
 
 # one worker, so the module's batch is graded once
@@ -23,11 +25,12 @@ SAMPLES = Path(__file__).parent / "submissions" / "buffer"
 @pytest.fixture(scope="module")
 def gradebook(tmp_path_factory):
     subs = tmp_path_factory.mktemp("subs")
-    for name in ("correct", "notify_only", "does_not_compile"):
+    # correct and if_in_put are graded here only: their own tests below read this batch's reports
+    for name in ("correct", "if_in_put", "does_not_compile"):
         shutil.copytree(SAMPLES / name, subs / name)
     # a zip among folders (what it holds: test_grading), named like a folder: dup/ and dup.zip
     # are two submissions with two reports (before: one overwrote the other's)
-    with zipfile.ZipFile(subs / "notify_only.zip", "w") as z:
+    with zipfile.ZipFile(subs / "if_in_put.zip", "w") as z:
         z.write(SAMPLES / "does_not_compile" / "StudentBuffer.java", "StudentBuffer.java")
     (subs / "notes.txt").write_text("not a submission")
     out = tmp_path_factory.mktemp("batch")
@@ -38,22 +41,44 @@ def gradebook(tmp_path_factory):
 def test_every_submission_gets_the_marks_it_gets_alone(gradebook):
     _, rows = gradebook
     assert {k: float(r["score"]) for k, r in rows.items()} == \
-        {"correct": 10, "notify_only": 8, "does_not_compile": 0, "notify_only.zip": 0}
+        {"correct": 10, "if_in_put": 8, "does_not_compile": 0, "if_in_put.zip": 0}
     stress = "hidden: stress under a watchdog (two workers; one to three slots, one or two acceptors; no lost wake-up)"
-    assert rows["notify_only"][stress] == "0.0" and "does not compile" in rows["does_not_compile"]["problem"]
-    assert "does not compile" in rows["notify_only.zip"]["problem"]
-    assert rows["notify_only.zip"]["id"] == rows["notify_only"]["id"] == "notify_only"  # the student, twice
+    assert rows["if_in_put"][stress] == "0.0" and "does not compile" in rows["does_not_compile"]["problem"]
+    assert "does not compile" in rows["if_in_put.zip"]["problem"]
+    assert rows["if_in_put.zip"]["id"] == rows["if_in_put"]["id"] == "if_in_put"  # the student, twice
     assert all("\n" not in cell for r in rows.values() for cell in r.values())  # one line per cell
 
 
 def test_each_submission_has_its_results_json_and_report(gradebook):
     out, _ = gradebook
     scores = {}
-    for name in ("correct", "notify_only", "does_not_compile", "notify_only.zip"):
+    for name in ("correct", "if_in_put", "does_not_compile", "if_in_put.zip"):
         results = json.loads((out / name / "results.json").read_text())
         assert {"score", "max_score", "tests"} <= results.keys() and (out / name / "report.md").exists()
+        assert results["max_score"] == 10
+        for t in results["tests"]:  # Gradescope's schema
+            assert {"name", "score", "max_score", "status", "output", "visibility"} <= t.keys()
+            assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed")
         scores[name] = results["score"]
-    assert scores["notify_only"] == 8 and scores["notify_only.zip"] == 0
+    assert scores == {"correct": 10, "if_in_put": 8, "does_not_compile": 0, "if_in_put.zip": 0}
+
+
+def test_a_correct_submission_gets_full_marks(gradebook):
+    out, _ = gradebook
+    results = json.loads((out / "correct" / "results.json").read_text())
+    assert [t["score"] for t in results["tests"]] == verify.sample_marks()["buffer"]["correct"], (out / "correct" / "report.md").read_text()
+
+
+def test_if_in_put_passes_one_acceptor_and_fails_two(gradebook):
+    """A slip that only two acceptors show: the stress check builds the state every run (both acceptors
+    waiting on a full buffer, then one take), where its free trials missed it in 3 of 20 gradings
+    (Lincheck's small scenarios never have two acceptors waiting at once)."""
+    out, _ = gradebook
+    results = json.loads((out / "if_in_put" / "results.json").read_text())
+    report = (out / "if_in_put" / "report.md").read_text()
+    assert [t["score"] for t in results["tests"]] == verify.sample_marks()["buffer"]["if_in_put"], report
+    assert "two acceptors waiting on a full handoff" in report and "never accepted" in report
+    assert "put(3) returned" in report, report  # the swimlane's ending: both puts returned after one take
 
 
 def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatch):
