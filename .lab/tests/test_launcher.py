@@ -91,11 +91,15 @@ def test_hints_come_one_at_a_time(tmp_path):
 def test_the_suite_runs_on_every_core_unless_told_otherwise(monkeypatch):
     from handofflab import testrun
     monkeypatch.setattr(testrun.os, "cpu_count", lambda: 2)
-    assert testrun._workers(()) == 2 and testrun._workers(("-k", "book")) == 2
+    monkeypatch.setattr("grader.batch.jails_in_memory", lambda: 64)
+    # one more than the cores: each waits on JVMs, TLC and servers for part of its time
+    assert testrun._workers(()) == 3 and testrun._workers(("-k", "book")) == 3
     assert testrun._workers(("-n", "0")) is None and testrun._workers(("-n4",)) is None  # the user's -n stands
     assert testrun._workers(("-p", "no:xdist")) is None
     monkeypatch.setattr(testrun.os, "cpu_count", lambda: 1)
-    assert testrun._workers(()) is None  # one core: no workers to start
+    assert testrun._workers(()) == 2
+    monkeypatch.setattr("grader.batch.jails_in_memory", lambda: 1)
+    assert testrun._workers(()) is None  # memory for one grading jail: one process
 
 
 def test_a_jvm_the_kit_starts_gets_a_temporary_folder_that_goes_with_it():
