@@ -28,7 +28,7 @@ def cli():
 
 @cli.command()
 def tour():
-    """Install what is missing, then run the kit on the shared buffer: specs, Java checks, grading, notebook, book."""
+    """Install what is missing, then run the kit on the shared buffer: specs, Java checks, grading, notebooks, book."""
     from handofflab import tour as tour_mod
     tour_mod.run()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ def sources() -> list[Path]:
 def execute(source: Path, timeout: int = 600) -> Executed:
     import jupytext
     import nbformat
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
     from nbconvert import MarkdownExporter
@@ -40,13 +42,22 @@ def execute(source: Path, timeout: int = 600) -> Executed:
     mpl.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MPLCONFIGDIR", str(mpl))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    # The kernel talks to us over Unix sockets in a folder of our own, not over TCP on loopback: the
+    # kernel warns on every start that TCP is unencrypted (and any local user could connect). A short
+    # absolute path: a socket's path has a limit of about 100 bytes.
+    sockets = tempfile.mkdtemp(prefix="handofflab-kernel-")
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(paths.NOTEBOOKS)}})
     try:
         client.execute()
     except CellExecutionError as e:
         raise LabError(f"notebook {source.name} failed:\n{str(e)[-3000:]}",
                        f"run it interactively: .venv/bin/jupytext --to notebook {source} and open it")
+    finally:
+        if km.has_kernel:  # nbclient shuts down only the kernels it started itself
+            km.shutdown_kernel()
+        shutil.rmtree(sockets, ignore_errors=True)
     ipynb = BUILD / f"{source.stem}.ipynb"
     nbformat.write(nb, ipynb)
     figures = sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {}))

@@ -1,5 +1,5 @@
 """`./lab tour`: the whole kit on its built-in default, the shared buffer —
-installs what is missing, then specs, Java checks, trace validation, grading, notebook, book."""
+installs what is missing, then specs, Java checks, trace validation, grading, notebooks, book."""
 from __future__ import annotations
 
 import time
@@ -43,7 +43,7 @@ def run() -> None:
         console.print(f"  {label}: [bold]{g.score:g} / {g.max_score:g}[/]  "
                       + ", ".join(f"{t.name.split(':')[0]} {t.score:g}/{t.max_score:g}" for t in g.tests))
 
-    heading("6/7  Executing the notebook")
+    heading(f"6/7  Executing the notebooks (all {len(notebooks.sources())}: the book includes each)")
     notebooks.run_all()
 
     heading("7/7  Building the book")
