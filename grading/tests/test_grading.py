@@ -1,6 +1,5 @@
 """The grading layer: sample submissions get the marks they deserve, with
 feedback that teaches, in Gradescope's results.json format."""
-import json
 import os
 import re
 import zipfile
@@ -15,22 +14,23 @@ from handofflab.console import LabError
 SAMPLES = Path(__file__).parent / "submissions" / "buffer"
 
 
-def grade(tmp_path, submission):
-    g = grader.grade("buffer", submission, tmp_path / "out")
-    results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert results["score"] == g.score and results["max_score"] == 10
-    for t in results["tests"]:  # Gradescope's schema
-        assert {"name", "score", "max_score", "status", "output", "visibility"} <= t.keys()
-        assert t["status"] == ("passed" if t["score"] == t["max_score"] else "failed")
-    return g, results, (tmp_path / "out" / "report.md").read_text()
+@pytest.fixture
+def grade(tmp_path, gradescope_results):
+    """Grades one buffer submission: (the grading, its results.json held to Gradescope's schema, its report)."""
+    def graded(submission):
+        g = grader.grade("buffer", submission, tmp_path / "out")
+        results = gradescope_results(tmp_path / "out")
+        assert results["score"] == g.score and results["max_score"] == 10
+        return g, results, (tmp_path / "out" / "report.md").read_text()
+    return graded
 
 
 def scores(g):
     return [t.score for t in g.tests]
 
 
-def test_the_starter_fails_both_hidden_tests_with_swimlanes(tmp_path):
-    g, _, report = grade(tmp_path, paths.LABS / "buffer" / "starter")
+def test_the_starter_fails_both_hidden_tests_with_swimlanes(grade):
+    g, _, report = grade(paths.LABS / "buffer" / "starter")
     assert scores(g) == [2, 2, 0, 0, 0], g.report()
     assert "your StudentBuffer under lincheck" in report and "never accepted" in report
     assert "| # |" in report
@@ -41,20 +41,20 @@ def test_the_starter_fails_both_hidden_tests_with_swimlanes(tmp_path):
     assert re.search(r"`(take\(\) returns null|put\(\d+\) returns)  ← the design cannot do this`", report), report
 
 
-def test_fixing_only_the_if_leaves_the_lost_wakeup(tmp_path):
+def test_fixing_only_the_if_leaves_the_lost_wakeup(grade):
     # the one file the handout asks for, given alone (before: refused, "neither a folder nor a zip")
-    g, _, report = grade(tmp_path, SAMPLES / "notify_only" / "StudentBuffer.java")
+    g, _, report = grade(SAMPLES / "notify_only" / "StudentBuffer.java")
     assert scores(g) == [2, 2, 3, 0, 1], g.report()  # trace: what it did before the hang is allowed
     assert "lost wake-up" in report and "WAITING" in report
 
 
-def test_code_that_does_not_compile_gets_zero_and_the_compiler_message(tmp_path):
-    g, results, _ = grade(tmp_path, SAMPLES / "does_not_compile")
+def test_code_that_does_not_compile_gets_zero_and_the_compiler_message(grade):
+    g, results, _ = grade(SAMPLES / "does_not_compile")
     assert results["score"] == 0 and "does not compile" in g.problem and "StudentBuffer.java:" in g.problem
 
 
-def test_a_wrong_package_is_named(tmp_path):
-    g, results, _ = grade(tmp_path, SAMPLES / "wrong_package")
+def test_a_wrong_package_is_named(grade):
+    g, results, _ = grade(SAMPLES / "wrong_package")
     assert results["score"] == 0 and "package handofflab.labs.buffer;" in g.problem
 
 
