@@ -2,12 +2,14 @@
 checkers, notebooks and grader run with."""
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 
 from handofflab import paths, toolchain
 from handofflab.console import step
 
 STAMP = paths.JAVA / "checks" / "target" / ".lab-built"
+LOCK = paths.JAVA / ".lab-build.lock"  # beside target/, which mvn clean removes
 
 
 def _newest_source() -> float:
@@ -17,12 +19,21 @@ def _newest_source() -> float:
 
 def build(force: bool = False) -> None:
     """mvn package (tests skipped: `./lab test` runs them) + each module's class path."""
-    if not force and STAMP.exists() and STAMP.stat().st_mtime >= _newest_source():
+    def fresh() -> bool:
+        return not force and STAMP.exists() and STAMP.stat().st_mtime >= _newest_source()
+
+    if fresh():
         return
-    with step("Building java/ with Maven (first run downloads Lincheck and JUnit from Maven Central)"):
-        toolchain.mvn(["-DskipTests", "package", "dependency:build-classpath",
-                       "-Dmdep.outputFile=target/classpath.txt"], paths.JAVA / "pom.xml", "building java/")
-    STAMP.touch()
+    # One build at a time: processes that find the sources changed at once (pytest's workers, a grading
+    # beside a check) would otherwise run mvn together and read each other's half-written target/.
+    with open(LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if fresh():  # built by the process that held the lock
+            return
+        with step("Building java/ with Maven (first run downloads Lincheck and JUnit from Maven Central)"):
+            toolchain.mvn(["-DskipTests", "package", "dependency:build-classpath",
+                           "-Dmdep.outputFile=target/classpath.txt"], paths.JAVA / "pom.xml", "building java/")
+        STAMP.touch()
 
 
 def classpath(module: str = "checks") -> str:
