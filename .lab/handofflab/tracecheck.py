@@ -224,6 +224,13 @@ def swimlane(name: str, log: list[dict], furthest: int, sized: str = "", design_
                         "spec do it.") + " The rows before it are the run's last events."))
 
 
+def keep(variant: catalog_mod.Variant, outcome: TraceOutcome) -> None:
+    """The counterexample saved where the book finds it (generated/trace/NAME.trace.md)."""
+    if outcome.swimlane:
+        OUT.mkdir(parents=True, exist_ok=True)
+        outcome.swimlane.save(OUT / f"{variant.name}.trace")
+
+
 def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, handoff: str | None = None) -> bool:
     """Every traceable variant (or one, or a design's), against the catalog; True when all agree."""
     cat = catalog_mod.load()
@@ -246,11 +253,9 @@ def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, h
         all_agree &= agrees
         (ok if agrees else bad)(f"{v.name}: {outcome.verdict} ({outcome.detail})"
                                 + ("" if agrees else f" — the catalog says {expected}"))
-        if outcome.swimlane:
-            OUT.mkdir(parents=True, exist_ok=True)
-            outcome.swimlane.save(OUT / f"{v.name}.trace")
-            if show_traces:
-                outcome.swimlane.show()
+        keep(v, outcome)
+        if outcome.swimlane and show_traces:
+            outcome.swimlane.show()
     console.print(f"{sum(o.verdict == v.expected('trace') for v, o in results)} of {len(results)} agree with the catalog")
     return all_agree
 
