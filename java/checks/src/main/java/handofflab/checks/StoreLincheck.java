@@ -127,7 +127,7 @@ public final class StoreLincheck {
         Method load = UnderTest.class.getMethod("load", int.class);
         ModelCheckingOptions options = new ModelCheckingOptions()
                 .iterations(0)                       // only the scenarios below
-                .invocationsPerIteration(LincheckCheck.INVOCATIONS)
+                .invocationsPerIteration(LincheckCheck.CLASS_INVOCATIONS)
                 .sequentialSpecification(SequentialCalendar.class);
         List<List<List<Actor>>> races = List.of(
                 // The paper's race: user A moves event 0 while user B deletes it; then C loads it.
