@@ -343,6 +343,39 @@ def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
     assert "finished no trial, twice" in g.tests[0].output and "incomplete" not in g.tests[0].output[:40]
 
 
+def test_a_reply_later_than_the_clients_wait_is_pending_not_a_loss(tmp_path):
+    """A client counts a reply it waited SERVER_REPLY_MS for in vain as lost; on a busy machine a correct
+    handoff's reply can come later (a spinning sample did so beside two test runs). The server's ledger
+    decides: every connection taken by one worker and served after the client gave up is late, so the
+    grade is pending. A worker that holds its 1 000th connection 3.5 s stands for the busy machine."""
+    late = tmp_path / "late"
+    late.mkdir()
+    src = (SAMPLES / "server" / "correct" / "StudentHandoff.java").read_text()
+    marker = "public synchronized T take() throws InterruptedException {"
+    assert marker in src
+    (late / "StudentHandoff.java").write_text(src.replace(marker, """public T take() throws InterruptedException {
+        T item = takeNow();
+        if (thousandth()) {
+            Thread.sleep(3_500);
+        }
+        return item;
+    }
+
+    private static int takes;
+
+    private static synchronized boolean thousandth() {
+        return ++takes == 1000;
+    }
+
+    @SuppressWarnings("unchecked")
+    private synchronized T takeNow() throws InterruptedException {""", 1))
+    g = grader.grade("server", late, tmp_path / "out")
+    server = [t for t in g.tests if not t.name.startswith("public")]
+    assert g.pending and all(t.pending and t.score == 0 for t in server), g.report()
+    assert "later than 3 s" in server[0].output and "regrade" in server[0].output, server[0].output
+    assert re.search(r"\| late: \d+ replies came after 3000 ms", server[0].output), server[0].output
+
+
 def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp_path, monkeypatch):
     """A hang shows as a request lost within SERVER_REPLY_MS and ends the runs at once; runs
     that are merely slow (a budget too small for this machine) are not graded, never failed."""
