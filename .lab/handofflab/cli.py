@@ -23,7 +23,7 @@ def cli():
     copy = release.student_copy()
     if copy is not None and ctx.invoked_subcommand not in (*release.STUDENT_COMMANDS, None):
         raise LabError(f"`./lab {ctx.invoked_subcommand}` is not in this student copy (labs: {', '.join(copy['labs'])})",
-                       f"here: ./lab {' | '.join(release.STUDENT_COMMANDS)} — your instructor's full kit has the rest")
+                       f"here: {release.student_usage()} — your instructor's full kit has the rest")
 
 
 @cli.command()
@@ -64,6 +64,10 @@ def doctor():
 def check():
     """Model-check the kit: `check specs` (TLC), `check java` (Lincheck, stress, JPF) or `check trace`
     (recorded Java runs validated against their design's spec by TLC)."""
+    from handofflab import release
+    sub = click.get_current_context().invoked_subcommand
+    if release.student_copy() is not None and sub not in release.STUDENT_CHECKS:
+        raise LabError(f"`./lab check {sub}` is not in this student copy", f"here: {release.student_usage()}")
 
 
 @check.command("trace")
@@ -388,11 +392,11 @@ def check_lab(lab, path, watch, allow_weak_isolation):
             g = grader.grade(lab, path, paths.RESULTS / "check-lab" / lab, rubric=public,
                              allow_weak_isolation=allow_weak_isolation,
                              progress=lambda text: status.update(f"checking {path}: {text}"))
+        if g.problem:  # first: each test's "not run (see above)" points back to it
+            console.print(g.problem.strip()[:1500], markup=False, highlight=False)
         for t in g.tests:
             mark = "[green]pass" if t.score == t.max_score else "[red]FAIL"
             console.print(f"{mark}[/] {t.name}" + ("" if t.score == t.max_score else f"\n      {t.output.strip()[:600]}"))
-        if g.problem:
-            console.print(g.problem.strip()[:1500])
         console.print(f"[bold]{g.score:g} / {g.max_score:g}[/] public points in {time.monotonic() - start:.1f} s "
                       + ("(the hidden tests run where your instructor grades)" if release.student_copy()
                          else f"(hidden tests: ./lab grade {lab} {path})"))
@@ -498,7 +502,10 @@ def main():
     if release.student_copy() is not None:  # a student copy's help lists the student's commands only
         for name, command in cli.commands.items():
             command.hidden = name not in release.STUDENT_COMMANDS
-        cli.help = "Handoff Lab, student copy: check your lab with `./lab check-lab LAB PATH`; `./lab hint LAB`."
+        for name, command in check.commands.items():
+            command.hidden = name not in release.STUDENT_CHECKS
+        cli.help = ("Handoff Lab, student copy: check your lab with `./lab check-lab LAB PATH`; `./lab hint LAB`; "
+                    "run a model of the book with `./lab check specs NAME`.")
     try:
         cli(standalone_mode=False, prog_name="./lab")  # usage lines name the command people type
     except LabError as e:

@@ -2,16 +2,19 @@
 
 Gradescope unpacks the zip into /autograder/source, runs setup.sh once (as root, on its Ubuntu
 image) and then run_autograder for each submission, which must leave results/results.json.
+setup.sh proves the grader before any student submits: it grades the lab's starter and fails the
+build unless the marks are those recorded here (known-marks.json, from expected.toml).
 The zip carries the kit itself (its tracked files at HEAD, via `git archive`), so the
 submission is graded exactly as `./lab grade` grades it here: same rubric, checkers, sandbox."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 
 import grader
-from handofflab import paths, toolchain
+from handofflab import paths, toolchain, verify
 from handofflab.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "gradescope"
@@ -51,6 +54,9 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o100755 << 16  # executable, as Gradescope requires
             z.writestr(info, text)
+        # the marks setup.sh must see the grader give the lab's starter (grading/tests/ stays out of the zip)
+        z.writestr("known-marks.json", json.dumps({"submission": f"labs/{lab}/starter",
+                                                   "marks": verify.sample_marks()[lab]["starter"]}))
         with zipfile.ZipFile(io.BytesIO(archive.stdout)) as kit:
             for info in kit.infolist():
                 if not info.filename.removeprefix("kit/").startswith(EXCLUDED):

@@ -1,6 +1,7 @@
 """`./lab release DIR`: the student copy of the kit, without the answers.
 
-What a student gets: `./lab` (with only the student's commands: check-lab, hint, doctor), the
+What a student gets: `./lab` (with only the student's commands: check-lab, hint, doctor, and
+`check specs` on the specs the copy holds), the
 chosen labs' handouts, starters and public tests, the Java that the public tests compile
 against, the specs, and the book built as HTML. What they do not get:
 - each lab's answers: the files its rubric names in `answers` (the kit's MonitorBuffer is the
@@ -27,13 +28,24 @@ from handofflab.console import LabError, ok, step, warn
 
 # The marker a student copy carries at its root: `./lab` then offers the student's commands only.
 MARKER = "STUDENT-COPY.toml"
-STUDENT_COMMANDS = ("check-lab", "hint", "doctor")
+STUDENT_COMMANDS = ("check-lab", "hint", "doctor", "check")
+STUDENT_CHECKS = ("specs",)  # of `./lab check`: TLC on the specs the copy holds (a hint's "run TLC on X")
+
+
+def student_usage() -> str:
+    return "./lab check-lab LAB PATH | hint LAB | check specs NAME | doctor"
 # The Java modules the public tests compile against (java/pom.xml is cut down to these).
 MODULES = ("handoffs", "calendar", "dht", "checks")  # checks also runs Lincheck on the calendar's lists, the probe on a DHT queue
-# Kit files every copy holds, by prefix (a folder ends in '/'), besides the chosen labs.
-ALWAYS = ("lab", ".lab/handofflab/", "pyproject.toml", "requirements.lock", ".gitignore",
-          "grading/grader/", "labs/allowed-api.toml", "specs/") + tuple(f"java/{m}/src/main/" for m in MODULES) \
+# Kit files every copy holds, besides the chosen labs: whole files by name, folders (ending in '/') by prefix.
+# Never a bare prefix: "lab" (the script) once matched every folder of labs/, so a one-lab copy held all seven.
+ALWAYS_FILES = ("lab", "pyproject.toml", "requirements.lock", ".gitignore", "labs/allowed-api.toml") \
     + tuple(f"java/{m}/pom.xml" for m in MODULES)
+ALWAYS_FOLDERS = (".lab/handofflab/", "grading/grader/", "specs/") + tuple(f"java/{m}/src/main/" for m in MODULES)
+
+
+def always(f: str) -> bool:
+    """Whether every copy holds the kit's tracked file f, whatever labs it is for."""
+    return f in ALWAYS_FILES or f.startswith(ALWAYS_FOLDERS)
 NEVER = ("specs/tests/", "grading/tests/", ".lab/tests/")
 # A book page that includes one of these, or quotes one of their lines, is withheld in the copy.
 NOTE = ("> **Withheld in the student copy.** This listing is the answer to the lab *{lab}*; "
@@ -130,7 +142,7 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
     secret, left_out = plan(chosen)
     tracked = _tracked()
     wanted = lambda f: (f not in left_out and not f.startswith(NEVER) and "/src/test/" not in f  # noqa: E731
-                        and (f.startswith(ALWAYS) or any(f.startswith(f"labs/{lab}/") for lab in chosen)))
+                        and (always(f) or any(f.startswith(f"labs/{lab}/") for lab in chosen)))
     keep = [f for f in tracked if wanted(f)]
     _warn_untracked(wanted)
     with step(f"Copying {len(keep)} files of the kit into {target}"):
@@ -139,8 +151,10 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(paths.ROOT / f, dst)
         _cut_pom(paths.JAVA / "pom.xml", target / "java" / "pom.xml", MODULES)
-        ide = ["../java/handoffs", "../java/calendar", *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())]
-        _cut_pom(paths.LABS / "pom.xml", target / "labs" / "pom.xml", ide)  # the labs as an IDE opens them
+        # the labs as an IDE opens them: every kit module the full labs/pom.xml builds them on, and the chosen labs
+        kit = [m for m in _modules(paths.LABS / "pom.xml") if m.startswith("../java/")]
+        _cut_pom(paths.LABS / "pom.xml", target / "labs" / "pom.xml",
+                 [*kit, *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())])
     with step("Building the book without the answers"):
         _book(target / "book", secret)
     (target / MARKER).write_text(
@@ -156,6 +170,10 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
     ok(f"student copy in {target}: {len(chosen)} lab(s), {len(secret)} answer file(s) and "
        f"{len(left_out) - len(secret)} file(s) that need them or that hidden tests run left out")
     return target
+
+
+def _modules(pom: Path) -> list[str]:
+    return re.findall(r"<module>([^<]+)</module>", pom.read_text())
 
 
 def _cut_pom(source: Path, pom: Path, keep) -> None:
@@ -205,10 +223,35 @@ def _book(out: Path, secret: dict[str, str]) -> None:
             # a listing's whole fence goes, so the note reads as text, not as code
             changed = re.sub(r"(?:```[\w-]*\n)?\{\{#include ([^}:]+)(?::[\w-]+)?\}\}(?:\n```)?",
                              lambda m: m.group(0) if withheld(m) == m.group(0) else withheld(m), text)
+            changed = _full_kit_note(changed)
             if changed != text:
                 page.write_text(changed)
         built = book.compile_book(mirror / "book")
         shutil.copytree(built, out)
+
+
+# A command line the kit's text names: `./lab` and its command (and a `check` its subcommand).
+COMMAND = re.compile(r"\./lab ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?")
+
+
+def in_copy(command: str, sub: str | None) -> bool:
+    """Whether a student copy runs `./lab command [sub]`."""
+    return command in STUDENT_COMMANDS and (command != "check" or sub in STUDENT_CHECKS)
+
+
+def _full_kit_note(page: str) -> str:
+    """A chapter that names commands a student copy lacks says so at its top, so that no line of the
+    copy's book tells a student to run what the copy refuses (the self-learner's full kit has them all)."""
+    from handofflab.cli import cli
+    named = sorted({f"./lab {m.group(1)}" + (f" {m.group(2)}" if m.group(1) in ("check", "bench") and m.group(2)
+                                             else "")
+                    for m in COMMAND.finditer(page) if m.group(1) in cli.commands and not in_copy(m.group(1), m.group(2))})
+    if not named:
+        return page
+    note = (f"> **In a student copy** these commands of this page are not there; your instructor's full kit has "
+            f"them: {', '.join(f'`{c}`' for c in named)}. The copy runs `{student_usage()}`.\n\n")
+    title = re.match(r"(# [^\n]*\n\n?)", page)
+    return page[:title.end()] + note + page[title.end():] if title else note + page
 
 
 def _readme(chosen: list[str]) -> str:

@@ -67,7 +67,7 @@ def _grade_into(g: Grade, rubric: Rubric, submission: Path, hide: tuple[Path, ..
         try:
             refused = submission_mod.unpack(submission, work)
         except submission_mod.Refused as e:
-            g.problem = f"The submission was not unpacked: {e}. Submit only `{rubric.file}`."
+            g.problem = f"The submission was not unpacked: {e}. Submit `{rubric.file}` (alone, or in a folder or zip)."
             for t in g.tests:
                 t.output = "Not run: the submission could not be unpacked (see above)."
             return

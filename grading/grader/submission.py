@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 from grader import budgets
@@ -27,13 +28,20 @@ def unpack(submission: Path, into: Path) -> list[str]:
     if submission.is_dir():
         entries = [(str(src.relative_to(submission)), src) for src in sorted(submission.rglob("*"))]
     elif zipfile.is_zipfile(submission):
-        with zipfile.ZipFile(submission) as z:
-            return _unpack_zip(z, into)
+        try:
+            with zipfile.ZipFile(submission) as z:
+                return _unpack_zip(z, into)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as e:
+            # damaged, truncated, encrypted or packed with a method Python cannot read: the student's to fix
+            raise Refused(f"`{submission.name}` is a zip file that cannot be read ({e}); make the zip again "
+                          "from your files, without a password") from None
+    elif submission.suffix == ".zip":
+        raise Refused(f"`{submission.name}` is named .zip but is not a zip file (it may be damaged or empty); "
+                      "make the zip again from your files")
     elif submission.suffix in (".java", ".tla"):  # the one file a handout asks for, given alone
         entries = [(submission.name, submission)]
     else:
-        raise LabError(f"{submission} is neither a folder, a zip file nor a .java or .tla file",
-                       "pass the submission's folder, its .zip, or the one file the lab asks for")
+        raise Refused(f"`{submission.name}` is neither a folder, a zip file nor a .java or .tla file")
     refused, budget = [], [budgets.UNPACK_FILES, budgets.UNPACK_BYTES]
     for rel, src in entries:
         if src.is_symlink():
@@ -70,7 +78,7 @@ def _write_entry(name: str, src, into: Path, budget: list[int], refused: list[st
         return
     budget[0] -= 1
     if budget[0] < 0:
-        raise Refused(f"the submission holds more than {budgets.UNPACK_FILES} files; submit only `the lab's file`")
+        raise Refused(f"the submission holds more than {budgets.UNPACK_FILES} files")
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target, "wb") as dst:
         while chunk := src.read(65536):
@@ -83,7 +91,12 @@ def _write_entry(name: str, src, into: Path, budget: list[int], refused: list[st
 def find_source(work: Path, rubric: Rubric) -> tuple[Path | None, str]:
     found = sorted(p for p in work.rglob(rubric.file) if p.is_file() and not p.is_symlink())
     if not found:
-        return None, (f"The submission has no `{rubric.file}`. Submit that one file (or a folder or zip "
+        held = sorted(str(p.relative_to(work)) for p in work.rglob("*") if p.is_file())
+        what = ("It is empty." if not held else
+                f"It holds {', '.join(f'`{h}`' for h in held[:5])}{' …' if len(held) > 5 else ''}"
+                + (" (a zip inside the zip: zip your files themselves, not a zip of them)."
+                   if any(h.endswith(".zip") for h in held) else "."))
+        return None, (f"The submission has no `{rubric.file}`. {what} Submit that one file (or a folder or zip "
                       f"containing it), as in labs/{rubric.lab}/starter/.")
     if len(found) > 1:
         return None, f"The submission has {len(found)} files called `{rubric.file}`; submit exactly one."
@@ -118,7 +131,10 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
     if run.timed_out:
         return f"Compiling took longer than {budgets.COMPILE_SECONDS} s."
     if run.returncode != 0:
-        return "Your code does not compile:\n\n```text\n" + run.output.replace(str(source.parent) + "/", "") + "\n```"
+        encoding = ("\n\nIt has characters that are not UTF-8: save the file as UTF-8 (or keep to ASCII)."
+                    if "unmappable character" in run.output else "")
+        return ("Your code does not compile:\n\n```text\n" + run.output.replace(str(source.parent) + "/", "")
+                + "\n```" + encoding)
     return _check_api(classes, jail, rubric)
 
 

@@ -38,3 +38,39 @@ def _gradescope_results(folder: Path) -> dict:
 def gradescope_results():
     """_gradescope_results, for the test modules (under --import-mode=importlib they cannot import each other)."""
     return _gradescope_results
+
+
+def _make_copy(target: Path, labs: list[str]) -> Path:
+    """`./lab release TARGET --lab …` for a test, with the copy's own .tools holding the kit's TLC jar (a copy
+    fetches TLC itself on first use; copied, not linked: a kit under /tmp, as a CI clone may be, is out of a
+    grading jail's sight, which empties /tmp but for the copy itself)."""
+    import shutil
+
+    from handofflab import release, toolchain
+    release.release(target, labs)
+    (target / ".tools" / "tla").mkdir(parents=True)
+    jar = toolchain.tlc_jar()
+    shutil.copyfile(jar, target / ".tools" / "tla" / jar.name)
+    return target
+
+
+def _in_copy(copy: Path, *args: str, results: Path, cwd: Path | None = None):
+    """`./lab ARGS` as a student runs it in a copy: the copy's own code (its .lab and grading first on the
+    path); it borrows the kit's .venv only to skip a second install."""
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONPATH": f"{copy / '.lab'}:{copy / 'grading'}", "HANDOFFLAB_RESULTS": str(results)}
+    return subprocess.run([sys.executable, "-m", "handofflab", *args], cwd=cwd or copy, env=env, capture_output=True,
+                          text=True, timeout=900)
+
+
+@pytest.fixture(scope="session")
+def make_copy():
+    """_make_copy, for the test modules (a module's own copy fixture takes it)."""
+    return _make_copy
+
+
+@pytest.fixture(scope="session")
+def in_copy():
+    """_in_copy, for the test modules."""
+    return _in_copy

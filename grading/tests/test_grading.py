@@ -103,3 +103,55 @@ def test_an_unknown_lab_is_a_clear_error(tmp_path):
     with pytest.raises(LabError) as e:
         grader.grade("nosuchlab", SAMPLES / "correct", tmp_path)
     assert "buffer" in e.value.fix
+
+
+def _bad_submission(kind: str, folder: Path) -> Path:
+    """What students hand in by mistake, each a submission the grader must score 0 with the cause named."""
+    source = (SAMPLES / "correct" / "StudentBuffer.java").read_bytes()
+    if kind == "not_a_zip":
+        (folder / "sub.zip").write_bytes(b"x")
+        return folder / "sub.zip"
+    if kind == "truncated_zip":
+        with zipfile.ZipFile(folder / "whole.zip", "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("StudentBuffer.java", source * 20)
+        whole = (folder / "whole.zip").read_bytes()
+        (folder / "sub.zip").write_bytes(whole[:len(whole) // 2] + whole[-22:])  # entries cut, the directory kept
+        return folder / "sub.zip"
+    if kind == "empty_zip":
+        zipfile.ZipFile(folder / "sub.zip", "w").close()
+        return folder / "sub.zip"
+    if kind == "zip_of_a_zip":
+        with zipfile.ZipFile(folder / "inner.zip", "w") as z:
+            z.writestr("StudentBuffer.java", source)
+        with zipfile.ZipFile(folder / "sub.zip", "w") as z:
+            z.write(folder / "inner.zip", "inner.zip")
+        return folder / "sub.zip"
+    if kind == "wrong_name":
+        (folder / "sub").mkdir()
+        (folder / "sub" / "MyBuffer.java").write_bytes(source)
+        return folder / "sub"
+    if kind == "not_utf8":
+        (folder / "sub").mkdir()
+        (folder / "sub" / "StudentBuffer.java").write_bytes(source.replace(b"// guarded by this", b"// gard\xe9 par this", 1)
+                                                             .replace(b"{", b"{ // \xff\xfe", 1))
+        return folder / "sub"
+    (folder / "notes.pdf").write_bytes(b"%PDF-1.4")
+    return folder / "notes.pdf"
+
+
+@pytest.mark.parametrize("kind, named", [
+    ("not_a_zip", "is named .zip but is not a zip file"),
+    ("truncated_zip", "cannot be read"),
+    ("empty_zip", "It is empty."),
+    ("zip_of_a_zip", "a zip inside the zip"),
+    ("wrong_name", "It holds `MyBuffer.java`"),
+    ("not_utf8", "does not compile"),
+    ("a_pdf", "neither a folder, a zip file nor a .java or .tla file"),
+])
+def test_a_bad_submission_is_the_students_zero_never_a_grader_failure(tmp_path, kind, named):
+    """A corrupt, empty or nested zip, a wrong file name, a file that is not UTF-8, a PDF: each gets 0 and a
+    message naming the problem, never "the grader itself failed" (exit 3) nor a traceback."""
+    g = grader.grade("buffer", _bad_submission(kind, tmp_path), tmp_path / "out")
+    assert g.score == 0 and not g.grader_error and not g.pending, g.report()
+    assert named in g.problem, g.problem
+    assert all(t.output.startswith("Not run") for t in g.tests)

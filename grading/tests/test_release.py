@@ -1,16 +1,12 @@
 """`./lab release`: a student copy holds no answer, and every lab in it still runs its public checks.
 The copy's own code runs (its .lab and grading on PYTHONPATH, ahead of the kit's editable install);
 it borrows the kit's .venv and TLC jar only to skip a second install."""
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 import grader
-from handofflab import paths, release, toolchain
+from handofflab import paths, release
 from handofflab.console import LabError
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build) and shares the module's copy
@@ -21,21 +17,8 @@ SHARED = ["buffer", "pht", "pipes-spec", "server", "calendar"]
 
 
 @pytest.fixture(scope="module")
-def copy(tmp_path_factory):
-    target = tmp_path_factory.mktemp("student") / "handoff-lab"
-    release.release(target, SHARED)
-    # The copy's own .tools, holding the kit's TLC jar (a copy, not a link: a kit that lives under /tmp,
-    # as a CI clone may, is out of a grading jail's sight, which empties /tmp but for the copy itself).
-    (target / ".tools" / "tla").mkdir(parents=True)
-    jar = toolchain.tlc_jar()
-    shutil.copyfile(jar, target / ".tools" / "tla" / jar.name)
-    return target
-
-
-def in_copy(copy: Path, *args: str, results: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": f"{copy / '.lab'}:{copy / 'grading'}", "HANDOFFLAB_RESULTS": str(results)}
-    return subprocess.run([sys.executable, "-m", "handofflab", *args], cwd=copy, env=env, capture_output=True,
-                          text=True, timeout=600)
+def copy(tmp_path_factory, make_copy):
+    return make_copy(tmp_path_factory.mktemp("student") / "handoff-lab", SHARED)
 
 
 def answers(labs):
@@ -66,19 +49,19 @@ def test_the_leak_scan_finds_a_listing_in_a_built_page(tmp_path):
 
 
 @pytest.mark.parametrize("lab", SHARED)
-def test_every_lab_runs_its_public_checks_in_the_copy(copy, lab, tmp_path):
+def test_every_lab_runs_its_public_checks_in_the_copy(in_copy, copy, lab, tmp_path):
     solution = SUBMISSIONS / lab / "correct" if lab != "pipes-spec" else paths.SPECS / "Pipes.tla"
     run = in_copy(copy, "check-lab", lab, str(solution), results=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "public points" in run.stdout and "instructor grades" in run.stdout
 
 
-def test_the_public_checks_in_the_copy_still_judge(copy, tmp_path):
+def test_the_public_checks_in_the_copy_still_judge(in_copy, copy, tmp_path):
     run = in_copy(copy, "check-lab", "buffer", str(SUBMISSIONS / "buffer" / "drops_when_full"), results=tmp_path)
     assert run.returncode == 1 and "FAIL public: put waits for room" in run.stdout, run.stdout + run.stderr
 
 
-def test_the_copy_offers_the_students_commands_only(copy, tmp_path):
+def test_the_copy_offers_the_students_commands_only(in_copy, copy, tmp_path):
     run = in_copy(copy, "grade", "buffer", str(SUBMISSIONS / "buffer" / "correct"), results=tmp_path)
     assert run.returncode == 2 and "not in this student copy" in run.stdout + run.stderr and "Traceback" not in run.stderr
     helped = in_copy(copy, "--help", results=tmp_path).stdout
@@ -86,7 +69,7 @@ def test_the_copy_offers_the_students_commands_only(copy, tmp_path):
     assert in_copy(copy, "hint", "pht", results=tmp_path).returncode == 0
 
 
-def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(tmp_path):
+def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(in_copy, tmp_path):
     with pytest.raises(LabError, match="mutants and buffer cannot share a student copy"):
         release.release(tmp_path / "both", ["buffer", "mutants"])
     alone = release.release(tmp_path / "mutants", ["mutants"])

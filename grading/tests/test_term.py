@@ -1,0 +1,172 @@
+"""A term, rehearsed end to end: the instructor releases a student copy with two labs; three students
+work in it with only the commands their handouts give (copy the starter, check-lab, hint) and hand in
+a zip each (one the starter as it is, one a buggy buffer, one a correct one); the instructor grades the
+zips with grade-batch in the full kit, and again with the exported Gradescope autograder, built by its
+own setup.sh from the zip alone, in a root laid out as Gradescope lays it (/autograder/source,
+/autograder/submission, /autograder/results, given as AUTOGRADER_ROOT). Every mark agrees with
+expected.toml. The leg is this host, not Gradescope's Ubuntu image: setup.sh installs its system
+packages only when one is missing, and this host has them all, so apt is not exercised here; the kit
+in the zip builds its own .venv and Java, and grades, exactly as on Gradescope.
+
+Also: in that copy every command line its handouts, hints, README and book name runs (its --help),
+or the copy's book says at the top of the page that the command is the full kit's."""
+import csv
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import grader
+from handofflab import gradescope, paths, release, verify
+
+pytestmark = pytest.mark.xdist_group("source-tree")  # release builds the book from the source tree
+
+LABS = ["buffer", "pht"]
+STUDENTS = {"ada": "starter", "bo": "drops_when_full", "cy": "correct"}  # who hands in what, for the buffer lab
+SAMPLES = paths.GRADING / "tests" / "submissions" / "buffer"
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory, make_copy):
+    return make_copy(tmp_path_factory.mktemp("term") / "student-copy", LABS)
+
+
+def test_the_copy_holds_only_the_labs_it_was_made_for(copy):
+    assert sorted(p.name for p in (copy / "labs").iterdir() if p.is_dir()) == LABS
+    modules = re.findall(r"<module>([^<]+)</module>", (copy / "labs" / "pom.xml").read_text())
+    assert modules == ["../java/handoffs", "../java/calendar", "../java/dht", *LABS]
+    assert all((copy / "labs" / m / "pom.xml").exists() for m in modules)
+
+
+def _command_lines(copy: Path) -> dict[tuple[str, str | None], str]:
+    """Every `./lab COMMAND [SUB]` the copy's text names -> the first file naming it."""
+    texts = [*copy.glob("labs/*/README.md"), copy / "README.md", *(copy / "book").rglob("*.html")]
+    found = {}
+    for f in texts:
+        text = f.read_text(errors="replace")
+        if f.suffix == ".html":  # as the reader sees it, the page's note included
+            text = html.unescape(re.sub(r"<[^>]+>", "", text))
+        for m in release.COMMAND.finditer(text):
+            found.setdefault((m.group(1), m.group(2)), str(f.relative_to(copy)))
+    return found
+
+
+def test_every_command_the_copys_text_names_runs_there(copy, in_copy, tmp_path):
+    """A handout, a hint, the copy's README or a chapter: each command line either runs in the copy
+    (its --help answers) or its page says it is the full kit's, and the copy refuses it by name."""
+    from handofflab.cli import cli
+    commands = {k: where for k, where in _command_lines(copy).items() if k[0] in cli.commands}
+    assert ("check-lab", "buffer") in commands and ("hint", "pht") in commands and ("check", "specs") in commands
+    book_only = set()
+    for (command, sub), where in sorted(commands.items()):
+        runs = release.in_copy(command, sub)
+        args = [command, sub, "--help"] if command == "check" and sub else [command, "--help"]
+        run = in_copy(copy, *args, results=tmp_path)
+        if runs:
+            assert run.returncode == 0, f"{where} names `./lab {command} {sub or ''}`: {run.stdout}{run.stderr}"
+            continue
+        assert where.startswith("book/"), f"{where} tells a student to run `./lab {command}`, which the copy lacks"
+        assert run.returncode == 2 and "not in this student copy" in run.stdout + run.stderr
+        book_only.add(command)
+    for page in (copy / "book").rglob("*.html"):
+        text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(errors="replace")))
+        lacking = {m.group(1) for m in release.COMMAND.finditer(text) if m.group(1) in cli.commands
+                   and not release.in_copy(m.group(1), m.group(2))}
+        assert not lacking or "In a student copy these commands of this page are not there" in text, page
+    assert {"bench", "serve"} <= book_only
+
+
+def test_a_model_a_hint_names_runs_in_the_copy(copy, in_copy, tmp_path):
+    run = in_copy(copy, "check", "specs", "NotifyBuffer", "--quiet", results=tmp_path)
+    assert run.returncode == 0 and "as catalogued" in run.stdout, run.stdout + run.stderr
+    run = in_copy(copy, "check", "java", results=tmp_path)
+    assert run.returncode == 2 and "not in this student copy" in run.stdout + run.stderr
+
+
+def test_doctor_in_a_copy_checks_what_the_copy_needs(copy, in_copy, tmp_path):
+    run = in_copy(copy, "doctor", results=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "TLC" in run.stdout and "mdbook" not in run.stdout and "JPF" not in run.stdout
+
+
+def _student(copy: Path, in_copy, name: str, work: str, results: Path) -> Path:
+    """One student's path through the handout: copy the starter, do the work, check-lab, a hint, zip it."""
+    home = copy / f"my-buffer-{name}"
+    shutil.copytree(copy / "labs" / "buffer" / "starter", home)  # step 1: cp -r labs/buffer/starter my-buffer
+    if work != "starter":
+        shutil.copyfile(SAMPLES / work / "StudentBuffer.java", home / "StudentBuffer.java")
+    checked = in_copy(copy, "check-lab", "buffer", home.name, results=results / name)
+    public = verify.sample_marks()["buffer"][work][:2]  # the two public tests come first in the rubric
+    assert checked.returncode == (0 if public == [2, 2] else 1), checked.stdout + checked.stderr
+    assert f"{sum(public):g} / 4 public points" in checked.stdout, checked.stdout
+    hint = in_copy(copy, "hint", "buffer", results=results / name)
+    assert hint.returncode == 0 and "Hint 1 of" in hint.stdout
+    handed_in = results / "handed-in" / f"{name}.zip"
+    handed_in.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(handed_in, "w") as z:
+        z.write(home / "StudentBuffer.java", "StudentBuffer.java")
+    return handed_in
+
+
+def test_a_term_from_release_to_gradebook_and_gradescope(copy, in_copy, tmp_path):
+    expected = verify.sample_marks()["buffer"]
+    zips = {name: _student(copy, in_copy, name, work, tmp_path) for name, work in STUDENTS.items()}
+
+    # the instructor, in the full kit: one batch, one gradebook
+    rows = {r["submission"]: r for r in csv.DictReader(grader.grade_batch("buffer", tmp_path / "handed-in",
+                                                                           tmp_path / "batch").open())}
+    rubric = grader.load_rubric("buffer")
+    for name, work in STUDENTS.items():
+        marks = [float(rows[f"{name}.zip"][t.name]) for t in rubric.tests]
+        assert marks == expected[work], (name, (tmp_path / "batch" / f"{name}.zip" / "report.md").read_text())
+
+    # the same zips through the exported autograder, built and run as Gradescope does
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(gradescope.export("buffer")) as z:
+        z.extractall(root / "source")
+    for script in ("setup.sh", "run_autograder"):
+        (root / "source" / script).chmod(0o755)  # zipfile does not restore modes; Gradescope does
+    (root / "source" / "kit" / "lab").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HANDOFFLAB_", "PYTEST", "VIRTUAL_ENV"))}
+    env |= {"AUTOGRADER_ROOT": str(root), "PATH": os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
+                                                                    if ".venv" not in p)}
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                           timeout=1800)
+    assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
+    assert f"grader checked: labs/buffer/starter got its known marks {expected['starter']}" in setup.stdout
+    for name, work in STUDENTS.items():
+        shutil.rmtree(root / "submission", ignore_errors=True)
+        shutil.rmtree(root / "results", ignore_errors=True)
+        with zipfile.ZipFile(zips[name]) as z:  # Gradescope unzips a submission into /autograder/submission
+            z.extractall(root / "submission")
+        run = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True,
+                             text=True, timeout=1800)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        results = json.loads((root / "results" / "results.json").read_text())
+        assert [t["score"] for t in results["tests"]] == expected[work], (name, results["output"])
+        assert results["score"] == float(rows[f"{name}.zip"]["score"])  # Gradescope and the gradebook agree
+
+
+def test_setup_fails_when_the_grader_gives_other_marks(tmp_path):
+    """setup.sh's check of the grader can fail: known marks that the starter does not get."""
+    setup = gradescope.SETUP.format(lab="buffer", allow_weak="no", weak_flag="")
+    script = setup[setup.index("if ! .venv/bin/python"):setup.index('rm -rf "$check"')]
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / "known-marks.json").write_text('{"submission": "labs/buffer/starter", "marks": [2, 2, 3, 2, 1]}')
+    (tmp_path / "check").mkdir()
+    (tmp_path / "check" / "results.json").write_text('{"tests": [{"score": 2}, {"score": 2}, {"score": 0}, '
+                                                     '{"score": 0}, {"score": 0}]}')
+    (tmp_path / "check" / "log").write_text("graded\n")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    run = subprocess.run(["bash", "-c", f'set -euo pipefail; root={tmp_path}; check={tmp_path}/check; status=1\n'
+                          + script + "\necho PASSED"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and "PASSED" not in run.stdout, run.stdout + run.stderr
+    assert "where the kit expects [2, 2, 3, 2, 1]" in run.stderr and "check of the grader failed" in run.stderr
