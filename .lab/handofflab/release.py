@@ -223,7 +223,7 @@ def _book(out: Path, secret: dict[str, str]) -> None:
             # a listing's whole fence goes, so the note reads as text, not as code
             changed = re.sub(r"(?:```[\w-]*\n)?\{\{#include ([^}:]+)(?::[\w-]+)?\}\}(?:\n```)?",
                              lambda m: m.group(0) if withheld(m) == m.group(0) else withheld(m), text)
-            changed = _full_kit_note(changed)
+            changed = _full_kit_note(changed, page.parent)
             if changed != text:
                 page.write_text(changed)
         built = book.compile_book(mirror / "book")
@@ -239,13 +239,17 @@ def in_copy(command: str, sub: str | None) -> bool:
     return command in STUDENT_COMMANDS and (command != "check" or sub in STUDENT_CHECKS)
 
 
-def _full_kit_note(page: str) -> str:
-    """A chapter that names commands a student copy lacks says so at its top, so that no line of the
-    copy's book tells a student to run what the copy refuses (the self-learner's full kit has them all)."""
+def _full_kit_note(page: str, folder: Path) -> str:
+    """A chapter that names commands a student copy lacks (itself or in a file it includes) says so at its top,
+    so that no line of the copy's book tells a student to run what the copy refuses (the self-learner's full
+    kit has them all)."""
     from handofflab.cli import cli
+    text = page + "".join((folder / m.group(1)).read_text(errors="replace")
+                          for m in re.finditer(r"\{\{#include ([^}:]+)(?::[\w-]+)?\}\}", page)
+                          if (folder / m.group(1)).is_file())
     named = sorted({f"./lab {m.group(1)}" + (f" {m.group(2)}" if m.group(1) in ("check", "bench") and m.group(2)
                                              else "")
-                    for m in COMMAND.finditer(page) if m.group(1) in cli.commands and not in_copy(m.group(1), m.group(2))})
+                    for m in COMMAND.finditer(text) if m.group(1) in cli.commands and not in_copy(m.group(1), m.group(2))})
     if not named:
         return page
     note = (f"> **In a student copy** these commands of this page are not there; your instructor's full kit has "
