@@ -18,6 +18,7 @@ from handofflab.swimlanes import Step, Swimlane
 INVARIANT_VIOLATED = {"2107", "2110"}   # 2107: an invariant is violated by the initial state
 PROPERTY_VIOLATED = {"2116", "2112"}    # 2116: temporal (liveness); 2112: action property (e.g. refinement)
 DEADLOCK = {"2114"}
+PLUSCAL = re.compile(r"--(?:fair\s+)?algorithm\b")  # a module that holds a PlusCal algorithm (to translate)
 SUCCESS = {"2193"}
 STATS = "2199"
 STATE = "2217"
@@ -92,7 +93,7 @@ def stale_translations() -> list[str]:
     stale = []
     with tempfile.TemporaryDirectory(prefix="pcal-") as tmp:
         for tla in sorted(paths.SPECS.glob("*.tla")):
-            if "(* --algorithm" not in tla.read_text():
+            if not PLUSCAL.search(tla.read_text()):
                 continue
             copy = Path(tmp) / tla.name
             copy.write_text(tla.read_text())

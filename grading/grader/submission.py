@@ -158,7 +158,7 @@ def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
 
 def translate(source: Path, jail: Jail) -> str:
     """A submitted spec with a PlusCal algorithm is translated first (as the kit's own are)."""
-    if "--algorithm" not in source.read_text(errors="replace"):
+    if not tlc.PLUSCAL.search(source.read_text(errors="replace")):
         return ""
     run = jail.run(tlc.pcal_command(source), timeout=budgets.COMPILE_SECONDS)
     if run.timed_out:

@@ -39,6 +39,12 @@ def _problem(source: Path, rubric: Rubric) -> str:
     instances = set(re.findall(r"\bINSTANCE\s+(\w+)", text)) - {"Handoff"}
     if instances:
         return f"`{source.name}` instances {sorted(instances)}: only `INSTANCE Handoff` is allowed."
+    if not tlc.PLUSCAL.search(text):
+        return (f"`{source.name}` has no PlusCal algorithm. The lab asks for the design in the starter's layout: "
+                f"a `--algorithm`, its translation between BEGIN and END TRANSLATION, then your properties. "
+                "A spec in plain TLA+ may be right, but the grader checks your properties against the kit's "
+                "algorithm and the kit's properties against yours, so it needs those two halves: start from "
+                f"labs/{rubric.lab}/starter/{source.name} and keep its layout.")
     if TRANSLATION_END not in text:
         return f"`{source.name}` has lost its `{TRANSLATION_END}` line (keep the starter's BEGIN/END TRANSLATION)."
     properties = text.split(TRANSLATION_END, 1)[1]
@@ -81,9 +87,11 @@ def score(ctx: Context) -> None:
     cat = catalog.load()
     tests = ctx.tests(KIND)
     problem = _problem(ctx.source, ctx.rubric)
-    if problem:
+    if problem:  # refused before TLC runs: one message with the rule, not the same text under every test
+        ctx.grade.problem = (ctx.grade.problem + "\n\n" if ctx.grade.problem else "") + \
+            f"Your spec was not checked: it breaks a rule of the lab. {problem}"
         for _, result in tests:
-            result.output = "Not graded: " + problem
+            result.output = "Not graded: your spec breaks a rule of the lab (see above)."
         return
     specs = _crossed(ctx.source, ctx.rubric, ctx.jail.work)
     jobs = [(cat.variant(spec.variant), label, path) for spec, _ in tests for label, path in specs.items()]
