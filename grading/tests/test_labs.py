@@ -158,6 +158,17 @@ def test_a_spec_that_does_not_parse_is_named(tmp_path):
     assert re.search(rf"\bline {line}\b", report), (line, report)
 
 
+
+def test_a_spec_in_plain_tla_is_refused_before_tlc_with_the_rule_named(tmp_path):
+    """A plain TLA+ module may be a fine spec, but the grader crosses its properties with the kit's algorithm:
+    it is refused once, with the rule and where to start, not graded 0 under six configurations."""
+    plain = "---- MODULE Pipes ----\nEXTENDS Naturals\nVARIABLE x\nInit == x = 0\nNext == x' = x + 1\n" \
+            "Spec == Init /\\ [][Next]_x\n====\n"
+    g = grader.grade("pipes-spec", spec(tmp_path, "plain", plain), tmp_path / "out")
+    assert g.score == 0 and not g.grader_error and "has no PlusCal algorithm" in g.problem, g.report()
+    assert "starter/Pipes.tla" in g.problem and g.report().count("has no PlusCal algorithm") == 1
+    assert all(t.output == "Not graded: your spec breaks a rule of the lab (see above)." for t in g.tests)
+
 # -- the server lab ----------------------------------------------------------------
 
 def test_server_reference_serves_exactly_once_and_meets_the_target(tmp_path):
