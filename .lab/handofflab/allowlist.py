@@ -18,13 +18,22 @@ from handofflab import paths
 from handofflab.console import LabError
 
 POLICY = paths.LABS / "allowed-api.toml"
-_KEYS = {"base", "packages", "classes", "members", "types", "deny", "extends"}
+_KEYS = {"base", "packages", "classes", "members", "types", "deny", "extends", "annotations"}
 
 # javap -v lines: "  this_class: #8   // a/b/T", "  #7 = Methodref  #8.#9  // java/lang/System.exit:(I)V"
 _HEADER = re.compile(r"^Classfile (.+)$")
 _SUPER = re.compile(r"^\s+super_class: #\d+\s+// (\S+)")
 _THIS = re.compile(r"^\s+this_class: #\d+\s+// (\S+)")
 _ENTRY = re.compile(r"^\s+#\d+ = (Class|Methodref|InterfaceMethodref|Fieldref)\s+\S+\s+// (.+)$")
+# Annotations are code too: JUnit reads them and acts (a file source reads a file, a condition reads a system
+# property, an extension runs), yet their types and values are no Class or member reference. javap -v prints
+# each block under a header; inside it, the annotation's type on a line of its own ("org.junit.….Test" or
+# "….CsvFileSource("), nested ones as "@…(", and class or enum values in descriptor form ("Lx/y/Z;").
+_ANNOTATIONS = re.compile(r"^(\s*)(?:Runtime(?:Visible|Invisible)(?:Parameter|Type)?Annotations|AnnotationDefault):")
+_ANNOTATION_TYPE = re.compile(r"^\s+@?([A-Za-z_$][\w$]*(?:\.[\w$]+)+)\(?$")
+_NESTED_ANNOTATION = re.compile(r"@([A-Za-z_$][\w$]*(?:\.[\w$]+)+)\(")
+_DESCRIPTOR = re.compile(r"\bL([\w$]+(?:/[\w$]+)*);")
+_QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class Profile:
     types: frozenset[str] = frozenset()
     deny: tuple[str, ...] = ()
     extends: frozenset[str] = frozenset()
+    annotations: frozenset[str] = frozenset()    # the annotation types a submission may use (a closed set)
     forbid: tuple[str, ...] = field(default=())   # a lab's own rule (class-name prefixes), not a security one
 
     def class_named(self, cls: str) -> bool:
@@ -84,7 +94,8 @@ def load(name: str, forbid: tuple[str, ...] = ()) -> Profile:
                 merged[k] += v
     return Profile(name=next(iter(seen)), packages=frozenset(merged["packages"]), classes=frozenset(merged["classes"]),
                    members=frozenset(merged["members"]), types=frozenset(merged["types"]),
-                   deny=tuple(merged["deny"]), extends=frozenset(merged["extends"]), forbid=forbid)
+                   deny=tuple(merged["deny"]), extends=frozenset(merged["extends"]),
+                   annotations=frozenset(merged["annotations"]), forbid=forbid)
 
 
 @dataclass
@@ -94,16 +105,28 @@ class ClassFile:
     super: str = ""
     classes: list[str] = field(default_factory=list)
     members: list[tuple[str, str]] = field(default_factory=list)   # (owner, name)
+    annotations: list[str] = field(default_factory=list)   # annotation types used, anywhere in the class
+    annotated: list[str] = field(default_factory=list)     # classes named in annotation values (class, enum)
 
 
 def parse_javap(text: str) -> list[ClassFile]:
     """The references of every class in `javap -v -p` output (several classes in one run)."""
     found: list[ClassFile] = []
+    block = None  # the indentation of the annotation block being read, if any
     for line in text.splitlines():
+        if block is not None and line.strip() and len(line) - len(line.lstrip()) > block:
+            bare = _QUOTED.sub('""', line)  # a string value is data, not a type
+            types = ([m.group(1)] if (m := _ANNOTATION_TYPE.match(bare)) else []) + _NESTED_ANNOTATION.findall(bare)
+            found[-1].annotations += [t.replace(".", "/") for t in types]
+            found[-1].annotated += _DESCRIPTOR.findall(bare)
+            continue
+        block = None
         if m := _HEADER.match(line):
             found.append(ClassFile(m.group(1)))
         elif not found:
             continue
+        elif m := _ANNOTATIONS.match(line):
+            block = len(m.group(1))
         elif m := _THIS.match(line):
             found[-1].name = m.group(1)
         elif m := _SUPER.match(line):
@@ -153,6 +176,14 @@ def violations(classes: list[ClassFile], profile: Profile) -> list[str]:
 
     for c in classes:
         where = Path(c.path).name
+        for a in dict.fromkeys(c.annotations):
+            if a not in own and a not in profile.annotations:
+                allowed = ", ".join(f"@{x.rpartition('/')[2]}" for x in sorted(profile.annotations))
+                problems.append(f"the annotation `@{a.replace('/', '.')}` (in {where}): a framework acts on "
+                                f"annotations, so a lab allows a closed set (here: {allowed})")
+        for cls in dict.fromkeys(c.annotated):
+            if cls not in own and (denied(cls) or not profile.class_named(cls)):
+                problems.append(f"`{cls.replace('/', '.')}` in an annotation's value (in {where})")
         if c.super and c.super not in own and c.super not in profile.extends:
             problems.append(f"`extends {c.super.replace('/', '.')}` (in {where}): a submitted class may extend "
                             "only Object, its own classes or an exception")

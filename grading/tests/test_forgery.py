@@ -384,3 +384,36 @@ def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp
     server = [t for t in g.tests if not t.name.startswith("public")]
     assert g.pending and all(t.pending and t.score == 0 for t in server), g.report()
     assert "too busy" in server[0].output and "regrade" in server[0].output
+
+
+@pytest.mark.parametrize("annotation, named", [
+    # reads the JVM's command line (the handoff under test) and fails exactly on the mutants
+    ('@org.junit.jupiter.params.ParameterizedTest\n    @org.junit.jupiter.params.provider.CsvFileSource(files = "/proc/self/cmdline")',
+     "CsvFileSource"),
+    # runs only when the system property names a mutant
+    ('@org.junit.jupiter.api.Test\n    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "handofflab.subject", matches = ".*Notify.*")',
+     "EnabledIfSystemProperty"),
+    # JUnit converts the string to a PrintStream with new PrintStream(String): a file written
+    ('@org.junit.jupiter.params.ParameterizedTest\n    @org.junit.jupiter.params.provider.ValueSource(strings = "/tmp/x")',
+     "ValueSource"),
+])
+def test_an_annotation_that_makes_junit_act_is_refused(tmp_path, annotation, named):
+    """Annotations are code the Class and member references never show: a file source, a condition on a
+    system property, an argument converted to a PrintStream. The allow-list reads them (issue 51)."""
+    src = (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()
+    sub = tmp_path / "annotated"
+    sub.mkdir()
+    param = "java.io.PrintStream p" if named == "ValueSource" else "String line" if named == "CsvFileSource" else ""
+    body = f"    {annotation}\n    void peek({param}) {{\n        throw new AssertionError(\"caught\");\n    }}\n}}\n"
+    (sub / "HandoffTests.java").write_text(src[:src.index("    @Test")] + body)
+    g = grader.grade("mutants", sub, tmp_path / "out")
+    assert g.score == 0 and f"@org.junit.jupiter.{'params.provider' if 'Source' in named else 'api.condition'}.{named}" \
+        in g.problem, g.problem
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_annotations_a_test_suite_needs_are_allowed():
+    """The closed set is not closed to what a suite uses: the reference suite's @Test and @RepeatedTest."""
+    used = set(re.findall(r"@(\w+)", (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()))
+    allowed = {a.rpartition("/")[2] for a in allowlist.load("tests").annotations}
+    assert {"Test", "RepeatedTest"} <= used and used - {"Override", "SuppressWarnings"} <= allowed
