@@ -261,3 +261,15 @@ def test_handing_the_folder_to_a_grading_survives_files_that_come_and_go(tmp_pat
         stop.set()
         t.join()
     assert work.stat().st_uid >= 200_000
+
+
+def test_a_class_cannot_tell_from_its_loaders_name_that_it_is_checked(tmp_path):
+    """A buffer that drops a connection when full unless its static initializer ran on a thread not called
+    "main" (the checkers once loaded it on "initializer"): it was correct only under the checkers. The
+    checkers now load it on a thread called main too, so the stress check sees what a server would get."""
+    folder = hostile(tmp_path, static='        CHECKED = !Thread.currentThread().getName().equals("main");',
+                     put="        if (!CHECKED && count == items.length) return;")
+    source = folder / "StudentBuffer.java"
+    source.write_text(source.read_text().replace("    static {", "    static boolean CHECKED;\n\n    static {", 1))
+    g, report, _ = grade(tmp_path, folder)
+    assert [t.score for t in g.tests][2] == 0, report  # the stress check saw the loss
