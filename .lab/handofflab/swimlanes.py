@@ -16,6 +16,20 @@ from rich.table import Table
 from handofflab.console import console
 
 
+_BREAKS = str.maketrans({c: " " for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})
+
+
+def cell(text: str) -> str:
+    """Text as one markdown table cell: on one line, its pipes escaped. Threads name themselves, and a
+    submission's thread name once broke out of the table into headings of its own ("✔ hidden … 2 / 2")."""
+    return text.translate(_BREAKS).replace("|", "\\|")
+
+
+def code(text: str) -> str:
+    """Text as a code span in one table cell (a backquote of its own would end the span)."""
+    return "`" + cell(text).replace("`", "'") + "`"
+
+
 @dataclass
 class Step:
     thread: str | None      # the lane; None for a step of no thread (e.g. "all served")
@@ -53,13 +67,13 @@ class Swimlane:
         return [step.action if step.thread == t else "" for t in self.threads]
 
     def markdown(self) -> str:
-        esc = lambda s: s.replace("|", "\\|")
+        esc = cell
         # a checker that sees no shared state (stress, Lincheck) gets no empty column: the page stays narrow
         state = any(s.changes for s in self.steps)
-        head = ["#", *self.threads, *(["shared state after the step"] if state else [])]
+        head = ["#", *map(esc, self.threads), *(["shared state after the step"] if state else [])]
         rows = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
         for i, s in enumerate(self.steps, 1):
-            cells = [str(i), *(f"`{esc(c)}`" if c else "" for c in self._cells(s)),
+            cells = [str(i), *(code(c) if c else "" for c in self._cells(s)),
                      *([esc(", ".join(s.changes))] if state else [])]
             rows.append(f"| {' | '.join(cells)} |")
         if self.ending:

@@ -3,7 +3,18 @@ the readable report.md. Hidden tests are hidden in results.json (Gradescope show
 student once grades are published), whatever their names say."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+# A line of feedback that markdown would read as a heading or a heading's underline. Feedback quotes what
+# the submission controls (its exceptions, its thread names, its output); quoted, it cannot pose as the
+# grader's own "## ✔ hidden … 2 / 2".
+_HEADING = re.compile(r"^( {0,3})(#|=+\s*$|-+\s*$)", re.M)
+
+
+def quoted(text: str) -> str:
+    """Feedback as text inside the report: a line that would start a heading is escaped."""
+    return _HEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 @dataclass
 class TestResult:
@@ -18,7 +29,7 @@ class TestResult:
     def gradescope(self) -> dict:
         return {"name": self.name, "score": self.score, "max_score": self.max_score,
                 "status": "passed" if self.score == self.max_score else "failed",
-                "output": self.output + (("\n\n" + self.swimlane_md) if self.swimlane_md else ""),
+                "output": quoted(self.output + (("\n\n" + self.swimlane_md) if self.swimlane_md else "")),
                 "output_format": "md", "visibility": "after_published" if self.hidden else "visible"}
 
 
@@ -57,10 +68,10 @@ class Grade:
         lines = [f"# {self.lab}: {self.score:g} / {self.max_score:g} points", "",
                  f"Submission: `{self.submission}`", "", f"Isolation: {self.isolation}", ""]
         if self.problem:
-            lines += ["## Could not grade", "", self.problem, ""]
+            lines += ["## Could not grade", "", quoted(self.problem), ""]
         for t in self.tests:
             mark = "✔" if t.score == t.max_score else "✘"
-            lines += [f"## {mark} {t.name} — {t.score:g} / {t.max_score:g}", "", t.output, ""]
+            lines += [f"## {mark} {t.name} — {t.score:g} / {t.max_score:g}", "", quoted(t.output), ""]
             if t.swimlane_md:
-                lines += [t.swimlane_md, ""]
+                lines += [quoted(t.swimlane_md), ""]
         return "\n".join(lines)

@@ -297,6 +297,11 @@ def test_modules_beside_the_spec_and_non_standard_extends_are_not_used(tmp_path)
     printing = KIT_SPEC.replace("EXTENDS Integers, Sequences, FiniteSets", "EXTENDS Integers, Sequences, FiniteSets, TLC")
     scores, report = _spec(tmp_path, "tlc", printing)
     assert scores == [0] * 6 and "extends `TLC`" in report, report
+    # the list read as TLC reads it: on the next line, after a comment (before: one line was read)
+    hidden = KIT_SPEC.replace("EXTENDS Integers, Sequences, FiniteSets",
+                              "EXTENDS Integers, Sequences, FiniteSets, (* the usual *)\n        \\* and one more\n        TLC")
+    scores, report = _spec(tmp_path, "tlc-next-line", hidden)
+    assert scores == [0] * 6 and "extends `TLC`" in report, report
 
 
 # -- never from the machine's load -------------------------------------------------------------

@@ -273,3 +273,19 @@ def test_a_class_cannot_tell_from_its_loaders_name_that_it_is_checked(tmp_path):
     source.write_text(source.read_text().replace("    static {", "    static boolean CHECKED;\n\n    static {", 1))
     g, report, _ = grade(tmp_path, folder)
     assert [t.score for t in g.tests][2] == 0, report  # the stress check saw the loss
+
+
+def test_a_thread_name_cannot_write_headings_into_the_report(tmp_path):
+    """Threads are named by whoever runs them, the submission included: a put that renames its thread to a
+    fake passed test, and loses connections so that the report draws its threads. The name stays inside
+    its table cell; no line of the report or of results.json is a heading the grader did not write."""
+    fake = "x\\n## \\u2714 hidden: stress under a watchdog \\u2014 4 / 4\\n"
+    folder = hostile(tmp_path, put=f'        Thread.currentThread().setName("{fake}");\n'
+                                   "        if (count == items.length) return;")
+    g, report, _ = grade(tmp_path, folder)
+    assert [t.score for t in g.tests][2] == 0, report
+    headings = [line for line in report.splitlines() if line.startswith("#")]
+    assert headings == [headings[0]] + [f"## {'✔' if t.score == t.max_score else '✘'} {t.name} — {t.score:g} / "
+                                        f"{t.max_score:g}" for t in g.tests], headings
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert not any(re.search(r"^ {0,3}#", t["output"], re.M) for t in results["tests"])

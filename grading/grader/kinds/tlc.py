@@ -25,14 +25,32 @@ SPEC_MODULES = {"Integers", "Naturals", "Sequences", "FiniteSets"}  # what a sub
 TRANSLATION_END = "\\* END TRANSLATION"
 
 
+def _without_comments(text: str) -> str:
+    """TLA+ without its comments: `\\*` to the end of a line, and `(* … *)`, which nest."""
+    out, depth, i = [], 0, 0
+    while i < len(text):
+        if text.startswith("(*", i):
+            depth, i = depth + 1, i + 2
+        elif depth and text.startswith("*)", i):
+            depth, i = depth - 1, i + 2
+        elif not depth and text.startswith("\\*", i):
+            i = text.find("\n", i) if "\n" in text[i:] else len(text)
+        else:
+            out.append(text[i] if not depth else (" " if text[i] != "\n" else "\n"))
+            i += 1
+    return "".join(out)
+
+
 def _problem(source: Path, rubric: Rubric) -> str:
     """What a submitted spec may not do, found in its text before TLC runs: extend a module other
     than the standard ones, instance anything but Handoff, or let its properties read the
     constants that say which variant is being checked (a property must judge the behaviour)."""
     text = source.read_text(errors="replace")
     x = rubric.spec
-    for line in re.findall(r"\bEXTENDS\b([^\n]*)", text):
-        bad = sorted(set(re.findall(r"\w+", line)) - SPEC_MODULES)
+    # the module list as TLC reads it: over as many lines as it takes, comments anywhere in it
+    # (before: one line was read, and `TLC` on the next line was loaded)
+    for names in re.findall(r"\bEXTENDS\s+(\w+(?:\s*,\s*\w+)*)", _without_comments(text)):
+        bad = sorted(set(re.findall(r"\w+", names)) - SPEC_MODULES)
         if bad:
             return (f"`{source.name}` extends {', '.join(f'`{b}`' for b in bad)}: a submission may extend only "
                     f"{', '.join(sorted(SPEC_MODULES))} (the grader puts Handoff.tla beside it for INSTANCE).")
