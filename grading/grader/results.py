@@ -27,7 +27,9 @@ class TestResult:
     pending: bool = False   # not graded: the machine too busy to finish, or a checker failed itself; regrade, never blame
 
     def gradescope(self) -> dict:
-        return {"name": self.name, "score": self.score, "max_score": self.max_score,
+        # Gradescope knows only passed and failed: a pending test says so in its name, where the list shows it
+        name = self.name + (" — NOT GRADED (machine too busy): pending a regrade" if self.pending else "")
+        return {"name": name, "score": self.score, "max_score": self.max_score,
                 "status": "passed" if self.score == self.max_score else "failed",
                 "output": quoted(self.output + (("\n\n" + self.swimlane_md) if self.swimlane_md else "")),
                 "output_format": "md", "visibility": "after_published" if self.hidden else "visible"}
@@ -58,8 +60,11 @@ class Grade:
 
     def results_json(self) -> dict:
         weak = "" if self.isolation == "full" else f"\n\nGraded with weak isolation: {self.isolation}."
+        pending = [t.name for t in self.tests if t.pending]
+        held = (f"**Not fully graded.** {len(pending)} test(s) could not be judged because the grading machine was "
+                f"too busy, and count 0 until your instructor regrades: {'; '.join(pending)}.\n\n" if pending else "")
         return {"score": self.score, "max_score": self.max_score, "execution_time": round(self.seconds, 1),
-                "output": (self.problem or f"{self.score:g} / {self.max_score:g} points") + weak,
+                "output": held + (quoted(self.problem) or f"{self.score:g} / {self.max_score:g} points") + weak,
                 "output_format": "md", "tests": [t.gradescope() for t in self.tests],
                 "extra_data": {"isolation": self.isolation, "grader_error": self.grader_error,
                                "pending": [t.name for t in self.tests if t.pending]}}

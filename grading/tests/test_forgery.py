@@ -316,6 +316,9 @@ def test_a_checker_that_cannot_finish_in_its_budget_is_pending_not_failed(tmp_pa
     data = _results(tmp_path / "out")
     assert g.pending and data["extra_data"]["pending"] == ["hidden: stress"]
     assert "too busy" in g.tests[0].output and "regrade" in g.tests[0].output
+    # Gradescope shows a test as passed or failed only: the pending one says so in its name and at the top
+    assert data["tests"][0]["name"].endswith("NOT GRADED (machine too busy): pending a regrade")
+    assert data["output"].startswith("**Not fully graded.** 1 test(s) could not be judged") and "hidden: stress" in data["output"]
 
 
 def test_a_checker_that_fails_itself_is_pending_not_the_students_fault(tmp_path, monkeypatch):
@@ -331,10 +334,16 @@ def test_a_checker_that_fails_itself_is_pending_not_the_students_fault(tmp_path,
     assert "failed itself" in g.tests[0].output and "regrade" in g.tests[0].output
 
 
-def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
+@pytest.mark.parametrize("kit_finishes", [True, False])
+def test_a_stress_run_that_finishes_no_trial_is_never_a_pass(tmp_path, monkeypatch, kit_finishes):
     """A stress trial stopped at its budget is no verdict (it once reported "pass ... each exactly
     once" after 171 handoffs): with no trial finished, the run is "incomplete", tried again with
-    twice the seconds, then not graded. A put that sleeps 1 ms stands for a machine too busy."""
+    twice the seconds. Then the kit's own class is checked the same way: when it finishes, the slowness
+    is the submission's (a put that sleeps 1 ms: a failure, named, not "pending" on demand, issue 51);
+    when it cannot finish either (here: made to), the machine was too busy, and the grade is pending."""
+    from grader.kinds import checker as checker_kind
+    if not kit_finishes:
+        monkeypatch.setattr(checker_kind, "_kit_finishes", lambda *a, **k: None)
     slow = tmp_path / "slow"
     slow.mkdir()
     src = (SAMPLES / "buffer" / "correct" / "StudentBuffer.java").read_text()
@@ -344,8 +353,9 @@ def test_a_stress_run_that_finishes_no_trial_is_pending_not_a_pass(tmp_path):
     rubric = {**LIGHT, "test": [{"name": "hidden: stress", "kind": "checker", "checker": "stress", "like": "MonitorBuffer", "seconds": 0.5,
                                  "points": 10}]}
     g = grader.grade("buffer", slow, tmp_path / "out", rubric=rubric)
-    assert g.pending and g.tests[0].score == 0, g.report()
+    assert g.pending == (not kit_finishes) and g.tests[0].score == 0, g.report()
     assert "finished no trial, twice" in g.tests[0].output and "incomplete" not in g.tests[0].output[:40]
+    assert ("too slow for the stress check" in g.tests[0].output) == kit_finishes, g.tests[0].output
 
 
 def test_a_reply_later_than_the_clients_wait_is_pending_not_a_loss(tmp_path):

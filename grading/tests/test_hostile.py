@@ -289,3 +289,17 @@ def test_a_thread_name_cannot_write_headings_into_the_report(tmp_path):
                                         f"{t.max_score:g}" for t in g.tests], headings
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert not any(re.search(r"^ {0,3}#", t["output"], re.M) for t in results["tests"])
+
+
+def test_a_class_that_blocks_the_checker_fails_instead_of_pending(tmp_path, monkeypatch):
+    """'Pending' on demand (issue 51): a daemon thread that holds System.err's monitor for ever blocks the
+    checker's own printing, so no verdict comes, twice, and the grade used to be pending, on every regrade.
+    The kit's own class, checked the same way right after, finishes: the failure is the submission's."""
+    monkeypatch.setattr(grader.budgets, "TEST_SECONDS", 12)  # the kit's 2 s stress run needs a few
+    hold = ('        Thread t = new Thread(() -> { synchronized (System.err) { while (true) { try { Thread.sleep(1000); }'
+            ' catch (InterruptedException e) { } } } });\n'
+            '        t.setDaemon(true);\n        t.start();')
+    g, report, _ = grade(tmp_path, hostile(tmp_path, static=hold))
+    stress = g.tests[2]
+    assert stress.score == 0 and not stress.pending and not g.pending, report
+    assert "kept the stress check from finishing" in stress.output and "MonitorBuffer" in stress.output, report

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
+import time
 from pathlib import Path
 
 from grader import budgets, feedback
@@ -123,12 +124,46 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
                         "instructor.")
         if verdict["verdict"] != "incomplete":
             return verdict, ""
+    # Pending only when the machine is to blame: the kit's own class, checked the same way right after, in the
+    # same jail and budget, tells a busy machine (it cannot finish either) from a submission that blocks the
+    # check or is too slow for it (it finishes: the failure is the submission's, and a regrade would repeat it).
+    kit = _kit_finishes(checker, like, profile, seconds * 2, 2 * budgets.TEST_SECONDS, tmp, jail)
     if run.timed_out:
+        if kit:
+            return {}, (f"Your {cls.rpartition('.')[2]} kept the {checker} check from finishing: no verdict in "
+                        f"{budgets.TEST_SECONDS} s, nor in {2 * budgets.TEST_SECONDS} s, while the kit's {like.java_class}, "
+                        f"checked the same way right after, finished in {kit:.0f} s. Something in your class blocks the "
+                        "checker (a lock it shares, such as System.out's, held for ever) or makes every call very slow."
+                        f"\n\n```text\n{run.output[-3000:]}\n```")
         return {"pending": True}, (
             f"Not graded: the {checker} check ran past {budgets.TEST_SECONDS} s and then {2 * budgets.TEST_SECONDS} s without a "
-            "verdict. The checker names hangs and endless loops itself, so the grading machine was too busy: "
-            f"your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
+            f"verdict, and so did the kit's own {like.java_class} checked the same way: the grading machine was too busy. "
+            f"Your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
+    if kit:
+        return {}, (f"Your {cls.rpartition('.')[2]} is too slow for the {checker} check: it finished no trial, twice "
+                    f"(the second time with {2 * seconds:g} s): {verdict['detail']}. The kit's {like.java_class}, "
+                    f"checked the same way right after, finished its trials in {kit:.0f} s. A handoff passes each "
+                    "connection in microseconds: look for a sleep, a timed wait that always runs out, or a spin.")
     return {"pending": True}, (
         f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
-        f"{verdict['detail']}. The grading machine was too busy, or your handoff is very slow (each "
-        "connection should pass in microseconds): your instructor will regrade.")
+        f"{verdict['detail']}, and the kit's own {like.java_class} could not finish either: the grading machine was "
+        "too busy. Your instructor will regrade.")
+
+
+def _kit_finishes(checker: str, like: catalog.Variant, profile: catalog.CheckProfile | None, seconds: float,
+                  budget: float, tmp: Path, jail: Jail) -> float | None:
+    """How long the kit's own class (the variant the submission is checked like) took to get a finished
+    verdict under the same check, or None if it did not finish within the budget either."""
+    out = tmp / f"{checker}-kit.json"
+    out.unlink(missing_ok=True)
+    cmd = javacheck.checker_command(checker, like.java_class, profile or (None if like.class_kind else like.profile),
+                                    out, seconds, class_kind=like.class_kind)
+    start = time.monotonic()
+    run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=secrets.token_hex(16) + "\n")
+    if run.timed_out or not out.exists():
+        return None
+    try:
+        verdict = json.loads(read_report(out))
+    except (MalformedReport, ValueError):
+        return None
+    return time.monotonic() - start if verdict.get("verdict") not in (None, "incomplete", "error") else None
