@@ -177,6 +177,10 @@ def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
     lines.append(f"mount -o remount,ro {STAGE}")
     # The root itself read-only: only the work folder and the private /tmp (mounts of their own) stay writable.
     lines.append("mount -o remount,bind,ro /")
+    # Start in the work folder, reached through the new mounts: a working folder inherited from the grader
+    # still points into the mounts below them (a kit under /tmp, bound back above), where a relative path
+    # read .git and grading/ past every hiding mount (issue 51).
+    lines.append(f"cd {q(str(work))}")
     lines.append(f'exec setpriv --reuid={uid} --regid={uid} --clear-groups '
                  f'--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"')
     return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "sandbox", *cmd]

@@ -10,8 +10,10 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 import zipfile
@@ -303,3 +305,39 @@ def test_a_class_that_blocks_the_checker_fails_instead_of_pending(tmp_path, monk
     stress = g.tests[2]
     assert stress.score == 0 and not stress.pending and not g.pending, report
     assert "kept the stress check from finishing" in stress.output and "MonitorBuffer" in stress.output, report
+
+
+@full
+@pytest.mark.parametrize("under", ["/tmp", "/var/lib"])
+def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, under):
+    """Issue 51: with the kit under a folder the jail empties (/tmp, where a CI clone may be), the kit is bound
+    back and its secrets hidden on that bound copy, but a run that kept the grader's working folder kept the
+    original mount: relative paths read .git/HEAD, grading/ and expected.toml. The jail now starts each run in
+    its work folder; a shell started from the kit's root reads nothing hidden by a relative path, with the
+    kit under /tmp and under another root."""
+    import tempfile
+    kit = Path(tempfile.mkdtemp(dir=under, prefix="handofflab-jail-kit-"))
+    try:
+        for part in (".lab/handofflab", "grading/grader", "labs", "specs"):  # the kit's code as it is now
+            shutil.copytree(paths.ROOT / part, kit / part, ignore=shutil.ignore_patterns("__pycache__"))
+        (kit / ".git").mkdir()
+        (kit / ".git" / "HEAD").write_text("SECRET-HEAD\n")
+        (kit / "grading" / "tests" / "submissions").mkdir(parents=True)
+        (kit / "grading" / "tests" / "submissions" / "expected.toml").write_text("SECRET-MARKS\n")
+        reads = {"git": "cat .git/HEAD", "marks": "cat grading/tests/submissions/expected.toml",
+                 "grader": "cat grading/grader/grading.py", "where": "pwd"}
+        script = "\n".join(f"echo '{k}:'\"$( {cmd} 2>/dev/null | head -1 )\"" for k, cmd in reads.items())
+        code = ("import sys, tempfile\nfrom pathlib import Path\nimport grader.jail\nfrom handofflab import paths\n"
+                "work = Path(tempfile.mkdtemp(prefix='grade-jailtest-'))\n"
+                "jail = grader.jail.Jail(work, (paths.ROOT / 'grading', paths.ROOT / '.git', paths.RESULTS))\n"
+                "print('WORK', work)\nprint(jail.run(['sh', '-c', sys.argv[1]], timeout=60).output)\n")
+        env = {**os.environ, "PYTHONPATH": f"{kit / '.lab'}:{kit / 'grading'}", "HANDOFFLAB_RESULTS": str(tmp_path)}
+        run = subprocess.run([sys.executable, "-c", code, script], cwd=kit, env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, run.stderr
+        seen = dict(re.findall(r"^(\w+):(.*)$", run.stdout, re.M))
+        assert set(seen) == set(reads), run.stdout
+        assert "SECRET" not in run.stdout and seen["grader"] == "", run.stdout
+        assert seen["where"] == re.search(r"^WORK (.*)$", run.stdout, re.M).group(1), run.stdout
+    finally:
+        shutil.rmtree(kit, ignore_errors=True)
