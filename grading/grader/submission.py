@@ -9,7 +9,7 @@ import zlib
 from pathlib import Path
 
 from grader import budgets
-from grader.jail import Jail
+from grader.jail import Jail, MalformedReport, read_report
 from grader.rubric import Rubric
 from handofflab import allowlist, javabuild, paths, tlc
 from handofflab.console import LabError
@@ -141,12 +141,31 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
 def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
     """Refuses a submission whose bytecode uses what its lab's profile does not allow."""
     files = sorted(str(p) for p in classes.rglob("*.class"))
-    run = jail.run(["javap", "-v", "-p", *files], timeout=budgets.COMPILE_SECONDS)
-    parsed = allowlist.parse_javap(run.output)
+    # into a file, not through the jail's output (cut at 64 KiB): a large class's listing is longer than that
+    listing = classes.parent / "javap.txt"
+    run = jail.run(["sh", "-c", 'out="$1"; shift; exec javap -v -p "$@" > "$out"', "javap", str(listing), *files],
+                   timeout=budgets.COMPILE_SECONDS)
+    try:
+        text = read_report(listing)
+    except MalformedReport as e:
+        text = f"({e})"
+    parsed = allowlist.parse_javap(text)
     if run.returncode != 0 or len(parsed) != len(files):
-        return "Your compiled classes could not be read back by `javap`:\n\n```text\n" + run.output[-2000:] + "\n```"
+        return ("Your compiled classes could not be read back by `javap`:\n\n```text\n"
+                + (run.output or text)[-2000:] + "\n```")
     profile = allowlist.load(rubric.api, rubric.forbid)
     found = allowlist.violations(parsed, profile)
+    # A class of its own named as the lab's helpers or placed in another package would shadow what judges it
+    # (a suite's own `Subject` ran no kit handoff at all, issue 51): a submission's classes are its lab's.
+    package = rubric.cls.rpartition(".")[0].replace(".", "/") + "/"
+    helpers = {package + p.stem for p in (paths.LABS / rubric.lab / "public").glob("*.java")}
+    for c in parsed:
+        if c.name in helpers:
+            found.insert(0, f"the class `{c.name.replace('/', '.')}`: the lab's own `{c.name.rpartition('/')[2]}` has "
+                            "that name; yours would replace it (leave it out, and use the lab's)")
+        elif not c.name.startswith(package) or "/" in c.name[len(package):]:
+            found.insert(0, f"the class `{c.name.replace('/', '.')}`: a submission's classes live in the package "
+                            f"`{package[:-1].replace('/', '.')}`")
     if not found:
         return ""
     listed = "\n".join(f"- {v}" for v in found[:20]) + (f"\n- … and {len(found) - 20} more" if len(found) > 20 else "")

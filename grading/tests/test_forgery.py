@@ -432,3 +432,16 @@ def test_the_annotations_a_test_suite_needs_are_allowed():
     used = set(re.findall(r"@(\w+)", (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()))
     allowed = {a.rpartition("/")[2] for a in allowlist.load("tests").annotations}
     assert {"Test", "RepeatedTest"} <= used and used - {"Override", "SuppressWarnings"} <= allowed
+
+
+def test_a_suite_that_brings_its_own_subject_is_refused(tmp_path):
+    """A class of the submission's own named as the lab's helper replaced it: the suite's own Subject ran no
+    kit handoff at all (issue 51). It is refused before anything runs, named."""
+    src = (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()
+    sub = tmp_path / "shadow"
+    sub.mkdir()
+    (sub / "HandoffTests.java").write_text(
+        src + "\nclass Subject {\n    static handofflab.handoffs.Handoff<Integer> create() { return null; }\n}\n")
+    g = grader.grade("mutants", sub, tmp_path / "out")
+    assert g.score == 0 and "the class `handofflab.labs.mutants.Subject`" in g.problem, g.problem
+    assert "would replace it" in g.problem
