@@ -155,3 +155,18 @@ def test_a_bad_submission_is_the_students_zero_never_a_grader_failure(tmp_path, 
     assert g.score == 0 and not g.grader_error and not g.pending, g.report()
     assert named in g.problem, g.problem
     assert all(t.output.startswith("Not run") for t in g.tests)
+
+
+def test_a_timed_wait_is_checked_as_a_plain_wait_and_still_judged(tmp_path):
+    """Lincheck's model checker lets wait(ms) return at any moment: a correct `while (…) wait(100)` read as a
+    loop that never ends (a false rejection; the sample timed_wait now gets full marks). The copy it checks
+    waits untimed, which hides no bug: the starter's `if` with timed waits is still caught, and told why."""
+    starter = (paths.LABS / "buffer" / "starter" / "StudentBuffer.java").read_text()
+    assert starter.count("wait();") == 2
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "StudentBuffer.java").write_text(starter.replace("wait();", "wait(50);"))
+    rubric = {**grader.rubric.data("buffer"), "test": [t for t in grader.rubric.data("buffer")["test"]
+                                                       if t.get("checker") == "lincheck"]}
+    g = grader.grade("buffer", tmp_path / "sub", tmp_path / "out", rubric=rubric)
+    assert g.tests[0].score == 0 and not g.tests[0].pending, g.report()
+    assert "Lincheck checked it with plain `wait()`" in g.tests[0].output

@@ -1,6 +1,6 @@
 """The grader held to submissions written as students write them, other than the kit's own
 samples: correct ones in other styles (a ReentrantLock with two conditions, three semaphores,
-a deque, linear probing) must get full marks; plausible bugs (one condition with signal(), a
+a deque, timed waits in a loop, linear probing) must get full marks; plausible bugs (one condition with signal(), a
 deque that takes one more than its capacity, a put that gives up when full, a probe step that can be 0, a table that spills over when full) their expected marks, and feedback
 that names what the counterexample shows, not a guess. Each is graded once per test run."""
 import json
@@ -22,6 +22,7 @@ STUDENT_SET = [
     ("buffer", "one_condition_signal", "Every thread waits"),
     ("buffer", "drops_when_full", "never reached a worker"),
     ("buffer", "inverted_wait", "Not one connection was handed over"),
+    ("buffer", "timed_wait", "Passed"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import secrets
 import time
 from pathlib import Path
@@ -13,7 +14,7 @@ from grader.context import Context
 from grader.jail import Jail, MalformedReport, ended_early, read_report
 from grader.results import TestResult
 from grader.rubric import Rubric, TestSpec
-from handofflab import catalog, javacheck, tracecheck
+from handofflab import catalog, javabuild, javacheck, tracecheck
 
 KIND = "checker"
 NEEDS: tuple[str, ...] = ()
@@ -46,7 +47,8 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
                              f"{verdict['detail']}. Your instructor will regrade, and report it if it happens again.")
             return
         if verdict["verdict"] != "pass":
-            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).class_kind)
+            result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).class_kind) \
+                + (UNTIMED_NOTE if verdict.get("untimed") else "")
             lane = verdict.get("lane") or javacheck.swimlane(verdict)
             if lane and lane.steps:  # a class that never loaded has no schedule to draw
                 lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
@@ -98,6 +100,11 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     """(the verdict, "") of one checker on the submitted class, or ({}, why there is none)."""
     out = tmp / f"{checker}.json"
     seconds = float(spec.seconds or budgets.STRESS_SECONDS)
+    untimed = checker == "lincheck" and _timed_waits(tmp)
+    if untimed:
+        classes, problem = _untimed(classes, tmp, jail)
+        if problem:
+            return {}, problem
     # The checker names a hang or an endless loop itself (its watchdog, Lincheck's own limits, a
     # 10 s limit on loading the class); running past the budget without a verdict, or a stress run
     # with no finished trial ("incomplete"), means the machine was too slow to finish. Once more
@@ -123,7 +130,7 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
                         "a submission that could change it is refused before it runs, so please tell your "
                         "instructor.")
         if verdict["verdict"] != "incomplete":
-            return verdict, ""
+            return {**verdict, "untimed": untimed}, ""
     # Pending only when the machine is to blame: the kit's own class, checked the same way right after, in the
     # same jail and budget, tells a busy machine (it cannot finish either) from a submission that blocks the
     # check or is too slow for it (it finishes: the failure is the submission's, and a regrade would repeat it).
@@ -148,6 +155,34 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
         f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
         f"{verdict['detail']}, and the kit's own {like.java_class} could not finish either: the grading machine was "
         "too busy. Your instructor will regrade.")
+
+
+# Lincheck's model checker lets a timed wait return at any moment, so a correct `while (full) wait(100);` is a
+# loop it can run for ever: it reported a hang that is not there (issue 47). Its copy of the class waits untimed.
+_TIMED_WAIT = re.compile(r"// \S+\.wait:\(JI?\)V")
+UNTIMED_NOTE = ("\n\n(Your class waits with a timeout, `wait(ms)`. Lincheck checked it with plain `wait()`: in a "
+                "correct monitor the timeout never has to wake anyone, because every change a thread waits for is "
+                "followed by a notify. A hang here is a wake-up your code leaves to the timeout.)")
+
+
+def _timed_waits(tmp: Path) -> bool:
+    """Whether the submission's bytecode calls wait(ms) or wait(ms, ns) (its javap listing, from the API check)."""
+    listing = tmp / "javap.txt"
+    try:
+        return bool(_TIMED_WAIT.search(read_report(listing)))
+    except MalformedReport:
+        return False
+
+
+def _untimed(classes: Path, tmp: Path, jail: Jail) -> tuple[Path, str]:
+    """A copy of the submitted classes whose timed waits are plain waits (handofflab.checks.UntimedWaits)."""
+    copy = tmp / "classes-untimed"
+    run = jail.run(["java", "-cp", javabuild.classpath("checks"), "handofflab.checks.UntimedWaits", str(classes),
+                    str(copy)], timeout=budgets.COMPILE_SECONDS)
+    if run.returncode != 0 or "untimed waits:" not in run.output:
+        return classes, ("Not graded: your classes could not be prepared for Lincheck (their timed waits made "
+                         f"plain waits):\n\n```text\n{run.output[-2000:]}\n```\nPlease tell your instructor.")
+    return copy, ""
 
 
 def _kit_finishes(checker: str, like: catalog.Variant, profile: catalog.CheckProfile | None, seconds: float,

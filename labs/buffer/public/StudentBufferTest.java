@@ -54,7 +54,8 @@ class StudentBufferTest {
 
     private static void awaitWaiting(Thread t) throws InterruptedException {
         for (int i = 0; i < 10_000; i++) {
-            if (t.getState() == Thread.State.WAITING) {
+            // WAITING for wait(), TIMED_WAITING for wait(ms) in a loop: both are a thread that waits
+            if (t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING) {
                 return;
             }
             Thread.sleep(1);
