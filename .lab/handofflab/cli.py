@@ -449,11 +449,14 @@ def export_gradescope(lab, allow_weak_isolation):
 @click.option("--busy", type=click.IntRange(0, 64), default=2, show_default=True,
               help="busy loops competing for the cores meanwhile")
 @click.option("--only", help="only the claims of one variant, checker, lab or sample (LAB/SAMPLE: one lab's sample)")
-def verify_verdicts(runs, busy, only):
+@click.option("--rotate", type=click.IntRange(1, 1000),
+              help="only this many claims, chosen by --seed (CI: a few each commit, every claim over many commits)")
+@click.option("--seed", help="with --rotate: what chooses the claims [default: the commit, git rev-parse HEAD]")
+def verify_verdicts(runs, busy, only, rotate, seed):
     """Rerun every catalogued Java verdict and grade every sample submission RUNS times beside BUSY
     busy loops; print how many runs agreed with each claim (exit 1 unless all did)."""
     from handofflab import verify
-    sys.exit(verify.run(runs, busy, only))
+    sys.exit(verify.run(runs, busy, only, rotate, seed))
 
 
 @cli.command()

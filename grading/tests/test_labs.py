@@ -316,6 +316,8 @@ CALENDAR = {
     "recreate": "a move after the delete is refused",
     "keeps_lock": "waits for an event's lock that is never released",
     "mixed_locks": "no ordering of the requests",
+    # below 128 a boxed id is one cached object; the checks' events are 1000 and up (issue 47)
+    "boxed_id": "no ordering of the requests",
 }
 
 

@@ -100,6 +100,15 @@ public abstract class EventFolder implements Events {
         recover();
     }
 
+    /**
+     * Gives the next events ids from {@code first} on (never lower than those given already). The
+     * checkers start above the JVM's cache of small Integers (-128 to 127): below it every boxing of
+     * one id is one object, so a store that locks on its boxed id looks correct there and is not.
+     */
+    public void startIdsAt(int first) {
+        nextId.accumulateAndGet(first, Math::max);
+    }
+
     /** Creates an event; returns its id. */
     @Override
     public int create(Map<String, String> attributes) throws IOException {

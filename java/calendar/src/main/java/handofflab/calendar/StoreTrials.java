@@ -48,6 +48,9 @@ public final class StoreTrials {
             "DELETED/original"  // C, B, A
     );
 
+    /** The first id a check's events get: above the small-Integer cache ({@link EventFolder#startIdsAt}). */
+    public static final int CHECKED_IDS = 1_000;
+
     private StoreTrials() {
     }
 
@@ -78,6 +81,7 @@ public final class StoreTrials {
      * but never stops its requests returning, so neither is the machine's fault.
      */
     public static Map<String, Integer> sixOrderings(EventFolder store, int events, Path root) throws Exception {
+        store.startIdsAt(CHECKED_IDS);
         List<Integer> ids = new ArrayList<>();
         for (int i = 0; i < events; i++) {
             ids.add(store.create(ORIGINAL));
@@ -191,6 +195,7 @@ public final class StoreTrials {
     }
 
     private static void probeOnce(EventFolder store, String held, String sent, boolean sameEvent) throws Exception {
+        store.startIdsAt(CHECKED_IDS);
         int a = store.create(ORIGINAL), b = store.create(ORIGINAL);
         int target = sameEvent ? a : b;
         java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);

@@ -3,7 +3,9 @@ package handofflab.checks;
 import static handofflab.checks.LincheckCheck.a;
 
 import handofflab.calendar.Event;
+import handofflab.calendar.EventFolder;
 import handofflab.calendar.Events;
+import handofflab.calendar.StoreTrials;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
@@ -48,8 +50,11 @@ public final class StoreLincheck {
         return what == 1 ? Map.of("date", "d1", "time", "t1") : Map.of("title", "meeting " + what);
     }
 
-    /** The store under test, in memory, holding events 0 and 1: Lincheck creates one per interleaving it tries. */
-    @Param(name = "id", gen = IntGen.class, conf = "0:1")
+    /**
+     * The store under test, in memory, holding events 1000 and 1001 (above the small-Integer cache, so that a
+     * store locking on its boxed id is seen): Lincheck creates one per interleaving it tries.
+     */
+    @Param(name = "id", gen = IntGen.class, conf = "1000:1001")
     @Param(name = "what", gen = IntGen.class, conf = "1:2")
     public static final class UnderTest {
         private final Events store;
@@ -57,6 +62,9 @@ public final class StoreLincheck {
         public UnderTest() throws Exception {
             store = (Events) Class.forName(subject).getConstructor(Path.class, String.class)
                     .newInstance(null, "LockFreeList");
+            if (store instanceof EventFolder) {
+                ((EventFolder) store).startIdsAt(StoreTrials.CHECKED_IDS);
+            }
             store.create(FIRST);
             store.create(FIRST);
         }
@@ -90,13 +98,13 @@ public final class StoreLincheck {
         }
     }
 
-    /** The specification: the requests one at a time, on a map of events 0 and 1. */
+    /** The specification: the requests one at a time, on a map of events 1000 and 1001. */
     public static final class SequentialCalendar {
         private final Map<Integer, Map<String, String>> events = new HashMap<>();
 
         public SequentialCalendar() {
-            events.put(0, new TreeMap<>(FIRST));
-            events.put(1, new TreeMap<>(FIRST));
+            events.put(StoreTrials.CHECKED_IDS, new TreeMap<>(FIRST));
+            events.put(StoreTrials.CHECKED_IDS + 1, new TreeMap<>(FIRST));
         }
 
         public String modify(int id, int what) {
@@ -129,18 +137,19 @@ public final class StoreLincheck {
                 .iterations(0)                       // only the scenarios below
                 .invocationsPerIteration(LincheckCheck.CLASS_INVOCATIONS)
                 .sequentialSpecification(SequentialCalendar.class);
+        int id = StoreTrials.CHECKED_IDS;  // the first event (a boxed 1000 is a new object each time)
         List<List<List<Actor>>> races = List.of(
-                // The paper's race: user A moves event 0 while user B deletes it; then C loads it.
-                Arrays.asList(List.of(a(modify, 0, 1)), List.of(a(delete, 0))),
+                // The paper's race: user A moves event `id` while user B deletes it; then C loads it.
+                Arrays.asList(List.of(a(modify, id, 1)), List.of(a(delete, id))),
                 // Two users delete it at once: one is told "done", the other "gone".
-                Arrays.asList(List.of(a(delete, 0)), List.of(a(delete, 0))),
+                Arrays.asList(List.of(a(delete, id)), List.of(a(delete, id))),
                 // The paper's other example: A moves it while B renames it; the event keeps both.
-                Arrays.asList(List.of(a(modify, 0, 1)), List.of(a(modify, 0, 2))),
+                Arrays.asList(List.of(a(modify, id, 1)), List.of(a(modify, id, 2))),
                 // Each user deletes and changes it, in opposite orders: a refused change that keeps
                 // the lock (an early return without unlock) hangs the other user's request.
-                Arrays.asList(List.of(a(modify, 0, 1), a(delete, 0)), List.of(a(delete, 0), a(modify, 0, 2))));
+                Arrays.asList(List.of(a(modify, id, 1), a(delete, id)), List.of(a(delete, id), a(modify, id, 2))));
         for (List<List<Actor>> race : races) {
-            options.addCustomScenario(new ExecutionScenario(List.of(), race, List.of(a(load, 0)), null));
+            options.addCustomScenario(new ExecutionScenario(List.of(), race, List.of(a(load, id)), null));
         }
         return LincheckCheck.check(v, options, UnderTest.class, "an outcome no ordering of the requests gives when they "
                 + "run one at a time (a deleted event back, a refused move that took effect, or one request told what "
