@@ -19,9 +19,10 @@ KIND_KEYS = {
     "mutants": {"handoff"},                    # the submitted tests against one of the kit's handoffs
     "server": {"check", "target"},             # the submitted handoff in the kit's server, under load
     "dht": {"check", "target"},                # the submitted completion queue in the kit's DHT, p processes
+    "design": {"calls", "avoid", "why"},       # the lab's design, read from the bytecode (grader/kinds/design.py)
 }
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
-            "server": {"check"}, "dht": {"check"}}
+            "server": {"check"}, "dht": {"check"}, "design": {"why"}}
 TEST_KEYS = {"name", "kind", "points", "hidden"}
 TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "dht", "hints", "answers", "test"}
 SPEC_KEYS = {"reference", "knobs"}
@@ -48,6 +49,9 @@ class TestSpec:
     handoff: str = ""
     check: str = ""
     target: float = 0.0
+    calls: tuple[str, ...] = ()   # design: what the design calls ("owner.name", alternatives joined by "|")
+    avoid: tuple[str, ...] = ()   # design: class-name prefixes the design does without
+    why: str = ""                 # design: what the lab asks for, said when it is missing
 
 
 @dataclass(frozen=True)
@@ -139,6 +143,9 @@ def _test(t: dict, i: int, fail) -> TestSpec:
     if missing:
         fail(f"test {i} ('{t.get('name', '?')}') lacks {', '.join(sorted(missing))}",
              f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
+    if kind == "design" and not (t.get("calls") or t.get("avoid")):
+        fail(f"test {i} ('{t['name']}'): a design test names what the design calls or avoids",
+             'calls = ["java/lang/Object.wait"], avoid = ["java/util/concurrent/"]')
     if kind in ("server", "dht") and t["check"] not in SERVER_CHECKS:
         fail(f"test {i}: unknown server check '{t['check']}'", f"checks: {', '.join(sorted(SERVER_CHECKS))}")
     for key in ("like", "handoff"):  # a catalogued variant with a Java class (a handoff's for `handoff`), by name
@@ -149,7 +156,8 @@ def _test(t: dict, i: int, fail) -> TestSpec:
     return TestSpec(t["name"], kind, float(t["points"]), bool(t.get("hidden", t["name"].startswith("hidden"))),
                     method=t.get("method", ""), checkers=tuple([checkers] if isinstance(checkers, str) else checkers),
                     like=t.get("like"), seconds=t.get("seconds"), variant=t.get("variant", ""),
-                    handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)))
+                    handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)),
+                    calls=tuple(t.get("calls", ())), avoid=tuple(t.get("avoid", ())), why=t.get("why", ""))
 
 
 def _closed(table, allowed: set[str], what: str, fail) -> None:

@@ -1,8 +1,10 @@
 """The grader held to submissions written as students write them, other than the kit's own
-samples: correct ones in other styles (a ReentrantLock with two conditions, three semaphores,
-a deque, timed waits in a loop, linear probing) must get full marks; plausible bugs (one condition with signal(), a
-deque that takes one more than its capacity, a put that gives up when full, a probe step that can be 0, a table that spills over when full) their expected marks, and feedback
-that names what the counterexample shows, not a guess. Each is graded once per test run."""
+samples: correct ones in other styles (a deque, timed waits in a loop, linear probing) must get full
+marks; correct ones that are not the lab's design (a ReentrantLock with two conditions, three
+semaphores, a wrapped ArrayBlockingQueue) every correctness mark and not the design's; plausible bugs
+(one condition with signal(), a deque that takes one more than its capacity, a put that gives up when
+full, a probe step that can be 0, a table that spills over when full) their expected marks, and
+feedback that names what the counterexample shows, not a guess. Each is graded once per test run."""
 import json
 from pathlib import Path
 
@@ -15,17 +17,19 @@ SAMPLES = Path(__file__).parent / "submissions"
 
 # (lab, sample, what its report must say) — the marks are in expected.toml
 STUDENT_SET = [
-    ("buffer", "reentrant_lock", "Passed"),
-    ("buffer", "semaphores", "Passed"),
+    ("buffer", "reentrant_lock", "it uses `java.util.concurrent.locks.ReentrantLock`"),
+    ("buffer", "semaphores", "it uses `java.util.concurrent.Semaphore`"),
     ("buffer", "linked_list", "Passed"),
     ("buffer", "deque_if_in_put", "held more connections than its capacity"),
     ("buffer", "one_condition_signal", "Every thread waits"),
     ("buffer", "drops_when_full", "never reached a worker"),
     ("buffer", "inverted_wait", "Not one connection was handed over"),
     ("buffer", "timed_wait", "Passed"),
+    ("buffer", "library_queue", "Not the lab's design: it never calls `Object.wait()`"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),
+    ("pht", "fifo_ring", "Not the lab's design: it never calls `SynchronizedRef.set()`"),
 ]
 
 

@@ -2,9 +2,9 @@
 that must be scored first) and `score(ctx)`, which fills in every result of its kind."""
 from __future__ import annotations
 
-from grader.kinds import checker, dht, junit, mutants, server, tlc
+from grader.kinds import checker, design, dht, junit, mutants, server, tlc
 
-KINDS = {m.KIND: m for m in (junit, checker, tlc, mutants, server, dht)}
+KINDS = {m.KIND: m for m in (junit, design, checker, tlc, mutants, server, dht)}
 
 
 def in_order(kinds: set[str]) -> list:

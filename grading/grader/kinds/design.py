@@ -1,0 +1,47 @@
+"""`design`: whether the submission is the design the lab teaches, read from its bytecode (the javap listing
+the API check wrote). A correct class in another design (a wrapper around ArrayBlockingQueue for "fix the
+monitor", a FIFO under one lock for the parallel hash table) keeps its correctness marks and loses these:
+a grade says what the student built, not only that it is exactly-once.
+
+A test names what the design calls (`calls`: each entry "owner.name", or alternatives joined by "|"; a
+java/lang/Object method is also met when the submission's own class is the receiver, as javac writes an
+inherited call) and what it must not use (`avoid`: class-name prefixes), and says why (`why`)."""
+from __future__ import annotations
+
+from grader.context import Context
+from grader.jail import MalformedReport, read_report
+from handofflab import allowlist
+
+KIND = "design"
+NEEDS: tuple[str, ...] = ()
+
+
+def score(ctx: Context) -> None:
+    try:
+        classes = allowlist.parse_javap(read_report(ctx.tmp / "javap.txt"))
+    except MalformedReport as e:
+        raise RuntimeError(f"the API check's javap listing cannot be read: {e}") from None
+    own = {c.name for c in classes}
+    used = {(o, m) for c in classes for o, m in c.members}
+    named = {n for c in classes for n in (*c.classes, *(o for o, _ in c.members))}
+
+    def called(entry: str) -> bool:
+        owner, _, name = entry.rpartition(".")
+        return any(m == name and (o == owner or (owner == "java/lang/Object" and o in own)) for o, m in used)
+
+    for spec, result in ctx.tests(KIND):
+        missing = [e for e in spec.calls if not any(called(alt) for alt in e.split("|"))]
+        avoided = sorted({n for n in named for prefix in spec.avoid if n.startswith(prefix) and n not in own})
+        if not missing and not avoided:
+            result.score = result.max_score
+            result.output = "Passed: the lab's design."
+            continue
+        said = [f"it never calls {' or '.join(f'`{_shown(a)}`' for a in e.split('|'))}" for e in missing]
+        said += [f"it uses {', '.join(f'`{_shown(n)}`' for n in avoided[:5])}"] if avoided else []
+        result.output = (f"Not the lab's design: {'; '.join(said)}. {spec.why} Your other marks say whether the "
+                         "class is correct; this one says whether it is what the lab asks you to build.")
+
+
+def _shown(name: str) -> str:
+    owner, _, member = name.rpartition(".")
+    return f"{owner.rpartition('/')[2]}.{member}()" if owner and "/" in owner else name.replace("/", ".")
