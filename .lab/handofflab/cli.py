@@ -98,11 +98,25 @@ def check_trace(name, runs, quiet, stress, events):
               help="ci: the small models (seconds); full: also the larger ones")
 @click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
 @click.option("--translate", is_flag=True, help="first re-translate PlusCal whose TLA+ translation is out of date")
-def check_specs(name, tier, quiet, translate):
+@click.option("--file", "spec_file", type=click.Path(path_type=Path),
+              help="instead: TLC on this .tla (a copy an exercise asks for, your lab's spec), with --cfg or its .cfg")
+@click.option("--cfg", "cfg_file", type=click.Path(path_type=Path), help="with --file: the model's .cfg")
+def check_specs(name, tier, quiet, translate, spec_file, cfg_file):
     """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog.
 
-    Checks first that each spec's TLA+ translation matches its PlusCal."""
+    Checks first that each spec's TLA+ translation matches its PlusCal. With --file, TLC on any spec
+    and cfg instead: its verdict, states and counterexample, compared with nothing."""
     from handofflab import specs
+    if spec_file:
+        from handofflab import tlc
+        result = tlc.check_file(spec_file, cfg_file)
+        console.print(f"[bold]{spec_file.name}[/]: TLC says [bold]{result.verdict}[/] ({result.distinct} distinct "
+                      f"states, {result.seconds:.1f} s)")
+        if result.trace and not quiet:
+            result.trace.show()
+        return
+    if cfg_file:
+        raise LabError("--cfg goes with --file", "./lab check specs --file MySpec.tla --cfg MySpec.cfg")
     specs.translations(fix=translate)
     outcomes = specs.check(name, tier, show_traces=not quiet)
     if not all(o.matches for o in outcomes):

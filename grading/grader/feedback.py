@@ -36,6 +36,10 @@ _VIOLATIONS = [
      "acceptors waiting in `put`, one `take` made room for one, and both `put`s went in. A woken `put` must look "
      "again for room before it puts (nothing was lost here, so only the count of what it holds shows it).",
      "overfull"),
+    ("violation:LostWakeup", "Failed: a worker slept on beside a connection nobody took: with both workers waiting "
+     "on an empty handoff, two `put`s came in a row and only one worker woke. A notify sent only when the handoff "
+     "stops being empty (or full) wakes one thread for what may be several items: a **lost wake-up** that a busy "
+     "server never recovers from. Wake the waiters after every change.", "deadlock"),
     ("violation:Threw", _THREW, ""),
     ("violation:FollowsSpec", "Failed: one run of your class is no behaviour of {design}'s design, even if it lost "
      "nothing: below, the first call no order of the calls' effects explains is marked — {rule}.", ""),

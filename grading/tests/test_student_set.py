@@ -26,6 +26,7 @@ STUDENT_SET = [
     ("buffer", "inverted_wait", "Not one connection was handed over"),
     ("buffer", "timed_wait", "Passed"),
     ("buffer", "library_queue", "Not the lab's design: it never calls `Object.wait()`"),
+    ("buffer", "notify_on_change", "a worker slept on beside a connection nobody took"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),

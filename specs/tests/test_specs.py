@@ -213,3 +213,20 @@ def test_a_stale_translation_is_caught(spec_copy):
     tla = spec_copy / "ThreadPerClient.tla"
     tla.write_text(tla.read_text().replace("taken[self] := taken[self] + 1;", "taken[self] := taken[self] + 2;", 1))
     assert tlc.stale_translations() == ["ThreadPerClient"]
+
+
+def test_any_spec_and_cfg_are_checked_from_a_file_of_ones_own(tmp_path):
+    """`./lab check specs --file`: the copy an exercise asks for, or a lab's spec in progress, checked by
+    TLC with its verdict and counterexample; its PlusCal translated in a scratch copy (the file stays as
+    written), Handoff.tla found in specs/. A copy of the correct pipes caught by the mailbox cfg, the
+    pipes lab's starter passing it (it checks nothing), and a missing cfg named."""
+    kit = (paths.SPECS / "Pipes.tla").read_text().replace("MODULE Pipes", "MODULE MyPipes")
+    (tmp_path / "MyPipes.tla").write_text(kit)
+    caught = tlc.check_file(tmp_path / "MyPipes.tla", paths.SPECS / "MailboxNoBusy.cfg")
+    assert caught.verdict == catalog.load().variant("MailboxNoBusy").expected("tlc") and caught.trace is not None
+    shutil.copyfile(paths.LABS / "pipes-spec" / "starter" / "Pipes.tla", tmp_path / "Pipes.tla")
+    before = (tmp_path / "Pipes.tla").read_text()
+    assert tlc.check_file(tmp_path / "Pipes.tla", paths.SPECS / "MailboxNoBusy.cfg").verdict == "pass"
+    assert (tmp_path / "Pipes.tla").read_text() == before  # translated in the scratch copy only
+    with pytest.raises(LabError, match="no cfg file"):
+        tlc.check_file(tmp_path / "MyPipes.tla")

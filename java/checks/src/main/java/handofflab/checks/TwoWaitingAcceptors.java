@@ -39,32 +39,32 @@ final class TwoWaitingAcceptors {
         List<Thread> threads = new ArrayList<>();
         List<Integer> took = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
-            Thread filler = start(threads, "acceptor-1", () -> {
+            Thread filler = Steps.start(threads, "acceptor-1", () -> {
                 for (int id = 1; id <= capacity; id++) {
                     handoff.put(id);
                 }
             });
-            if (!settled(List.of(filler), true, until)) {
+            if (!Steps.settled(List.of(filler), true, until)) {
                 return;  // the handoff would not take `capacity` connections: the trials will say why
             }
-            Thread a = start(threads, "acceptor-1", () -> handoff.put(capacity + 1));
-            Thread b = start(threads, "acceptor-2", () -> handoff.put(capacity + 2));
-            if (!settled(List.of(a, b), false, until) || ended(a) || ended(b)) {
+            Thread a = Steps.start(threads, "acceptor-1", () -> handoff.put(capacity + 1));
+            Thread b = Steps.start(threads, "acceptor-2", () -> handoff.put(capacity + 2));
+            if (!Steps.settled(List.of(a, b), false, until) || Steps.ended(a) || Steps.ended(b)) {
                 return;  // not both waiting in put on a full handoff: this step shows nothing
             }
-            Thread first = start(threads, "worker-1", () -> took.add(handoff.take()));  // wakes both acceptors
-            if (!settled(List.of(first, a, b), false, until) || !ended(first) || took.isEmpty()) {
+            Thread first = Steps.start(threads, "worker-1", () -> took.add(handoff.take()));  // wakes both acceptors
+            if (!Steps.settled(List.of(first, a, b), false, until) || !Steps.ended(first) || took.isEmpty()) {
                 return;  // the take did not return, or threw: the trials will name that hang or exception
             }
             long second = Math.min(until, System.nanoTime() + SECOND_PUT_MS * 1_000_000L);
-            boolean bothReturned = settled(List.of(a, b), true, second);  // after one take: one put too many
+            boolean bothReturned = Steps.settled(List.of(a, b), true, second);  // after one take: one put too many
             int left = capacity + 1;  // what two returned puts and one take leave, if both puts returned
-            Thread drain = start(threads, "worker-2", () -> {
+            Thread drain = Steps.start(threads, "worker-2", () -> {
                 for (int i = 0; i < left; i++) {
                     took.add(handoff.take());
                 }
             });
-            settled(List.of(drain), true, until);
+            Steps.settled(List.of(drain), true, until);
             List<Integer> seen = new ArrayList<>();
             for (Integer id : new ArrayList<>(took)) {
                 if (id == null || id < 1 || id > capacity + 2) {
@@ -90,46 +90,6 @@ final class TwoWaitingAcceptors {
         }
     }
 
-    interface Calls {
-        void run() throws InterruptedException;
-    }
-
-    private static Thread start(List<Thread> threads, String name, Calls calls) {
-        Thread t = new Thread(() -> {
-            try {
-                calls.run();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException | Error e) {
-                // a put or take that throws: the trials report it, with their swimlanes
-            }
-        }, name);
-        threads.add(PreThreaded.startDaemon(t));
-        return t;
-    }
-
-    /** Whether every thread ended ({@code ended}), or ended or parked, before {@code until}. */
-    private static boolean settled(List<Thread> threads, boolean ended, long until) throws InterruptedException {
-        while (System.nanoTime() < until) {
-            if (still(threads, ended)) {
-                Thread.sleep(20);  // parked now, and still parked a moment later: not on the way to a lock
-                if (still(threads, ended)) {
-                    return true;
-                }
-            }
-            Thread.sleep(1);
-        }
-        return false;
-    }
-
-    private static boolean still(List<Thread> threads, boolean ended) {
-        return ended ? threads.stream().allMatch(TwoWaitingAcceptors::ended) : PreThreaded.allParked(threads);
-    }
-
-    private static boolean ended(Thread t) {
-        return t.getState() == Thread.State.TERMINATED;
-    }
-
     private static void fail(Verdict v, String what, List<Integer> took, int capacity, Thread a, Thread b,
                              Thread first, Thread drain) {
         v.verdict = "violation:" + what.split(":")[0];
@@ -153,6 +113,6 @@ final class TwoWaitingAcceptors {
     }
 
     private static String ended(Thread t, String done) {
-        return ended(t) ? done : t.getState().toString();
+        return Steps.ended(t) ? done : t.getState().toString();
     }
 }
