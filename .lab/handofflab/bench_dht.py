@@ -21,8 +21,10 @@ exactly once (the raw put excepted: it stores into an array, unchecked), and a r
 the benchmark with its reason."""
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -69,6 +71,10 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
         plan = replace(plan, reps=reps)
     p = processes()
     impls = [(impl, q) for impl in IMPLS for q in ((plan.q, 0) if impl == "dht" else (0,))]
+    if matrices:  # every input read before the first measurement, not after minutes of other phases
+        for m in plan.matrices:
+            if (matrices / f"{m}.mtx").is_file():
+                check_matrix(matrices / f"{m}.mtx")
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*"):
         old.unlink()
@@ -81,35 +87,48 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
     heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
             f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
             f"{scatters} matrix scatters")
-    rows, scattered = [], []
-    with progress() as bar:
-        task = bar.add_task("patterns", total=total)
-        for rep in range(plan.reps):             # interleaved: each rep runs every point once
-            for pattern in dht.PATTERNS:
-                for impl, q in impls:
-                    bar.update(task, description=f"{pattern} {impl} q={q} (run {rep + 1}/{plan.reps})")
-                    for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, impl=impl):
-                        rows += _rows(r, "patterns", rep)
-                    bar.advance(task)
-        for i, (q, blocking, n) in enumerate(study):
-            bar.update(task, description=f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}")
-            for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q):
-                rows += _rows(r, "study", i)
-            bar.advance(task)
-        for rep in range(plan.reps):
-            for matrix in plan.matrices:
-                for impl in dht.SCATTER_IMPLS:
-                    bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
-                    scattered.append({"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q, folder=matrices)})
-                    bar.advance(task)
-    df = pd.DataFrame(rows)
-    df.to_csv(OUT / "raw.csv", index=False)
+    # Each finished point is on disk at once (raw.csv, scatter_raw.csv): a run stopped by Ctrl-C, SIGTERM or a
+    # failure keeps what it measured, and says so in summary.md; every JVM it started is ended (dht._processes).
+    raw_csv, scatter_csv = _Appender(OUT / "raw.csv"), _Appender(OUT / "scatter_raw.csv")
+    done = 0
+    try:
+        with stopped_by_sigterm(), progress() as bar:
+            task = bar.add_task("patterns", total=total)
+            for rep in range(plan.reps):             # interleaved: each rep runs every point once
+                for pattern in dht.PATTERNS:
+                    for impl, q in impls:
+                        bar.update(task, description=f"{pattern} {impl} q={q} (run {rep + 1}/{plan.reps})")
+                        raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, impl=impl)
+                                     for row in _rows(r, "patterns", rep)])
+                        done += 1
+                        bar.advance(task)
+            for i, (q, blocking, n) in enumerate(study):
+                bar.update(task, description=f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}")
+                raw_csv.add([row for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q)
+                             for row in _rows(r, "study", i)])
+                done += 1
+                bar.advance(task)
+            for rep in range(plan.reps):
+                for matrix in plan.matrices:
+                    for impl in dht.SCATTER_IMPLS:
+                        bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
+                        scatter_csv.add([{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q,
+                                                                    folder=matrices)}])
+                        done += 1
+                        bar.advance(task)
+    except (KeyboardInterrupt, LabError) as e:
+        why = "it was stopped (Ctrl-C or SIGTERM)" if isinstance(e, KeyboardInterrupt) else f"a run failed: {e.problem}"
+        (OUT / "summary.md").write_text(
+            f"**PARTIAL: the benchmark ended after {done} of {total} points, because {why}.** raw.csv and "
+            "scatter_raw.csv hold every point it finished; no summary was computed from them.\n")
+        raise LabError(f"bench dht ended after {done} of {total} points: {why}",
+                       f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
+    df = pd.read_csv(OUT / "raw.csv")
     summary, variability, tests = analyze(df)
     summary.to_csv(OUT / "summary.csv", index=False)
     variability.to_csv(OUT / "variability.csv", index=False)
     tests.to_csv(OUT / "tests.csv", index=False)
-    sc = pd.DataFrame(scattered)
-    sc.to_csv(OUT / "scatter_raw.csv", index=False)
+    sc = pd.read_csv(OUT / "scatter_raw.csv")
     scatter_table, correlation = analyze_scatter(sc)
     scatter_table.to_csv(OUT / "scatter.csv", index=False)
     (OUT / "summary.md").write_text(report(summary, tests, p, plan) + scatter_report(scatter_table, correlation, p, plan))
@@ -120,6 +139,56 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
     ok(f"results in {OUT}: raw.csv, summary.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
        "dht_patterns.png, dht_variability.png, dht_scatter.png")
     return OUT
+
+
+class _Appender:
+    """A CSV written a point at a time (its header from the first rows), each flushed before the next run."""
+
+    def __init__(self, path: Path):
+        self.path, self.fields = path, None
+
+    def add(self, rows: list[dict]) -> None:
+        import csv
+        if not rows:
+            return
+        with self.path.open("a", newline="") as f:
+            if self.fields is None:
+                self.fields = list(rows[0])
+                csv.DictWriter(f, self.fields).writeheader()
+            csv.DictWriter(f, self.fields).writerows(rows)
+
+
+@contextlib.contextmanager
+def stopped_by_sigterm():
+    """SIGTERM as Ctrl-C while the benchmark runs: the `finally` that ends its JVMs runs either way (by
+    default SIGTERM ends Python at once, and the JVMs it started went on under init)."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def check_matrix(path: Path) -> None:
+    """A MatrixMarket coordinate file's header and size line, read before any measurement: a bad file is
+    named now, not after the patterns and the study have run (about ten minutes)."""
+    try:
+        with path.open() as f:
+            header = f.readline()
+            line = f.readline()
+            while line.startswith("%"):
+                line = f.readline()
+    except (OSError, UnicodeDecodeError) as e:
+        raise LabError(f"{path} cannot be read: {e}", "pass a folder of MatrixMarket text files (NAME.mtx)")
+    if not header.lower().startswith("%%matrixmarket matrix coordinate"):
+        raise LabError(f"{path} is no MatrixMarket coordinate file (its first line: {header.strip()[:80]!r})",
+                       "its first line must be '%%MatrixMarket matrix coordinate real general' (or pattern, symmetric)")
+    parts = line.split()
+    if len(parts) != 3 or not all(x.isdigit() and int(x) > 0 for x in parts):
+        raise LabError(f"{path}: the size line should be 'ROWS COLUMNS ENTRIES', got {line.strip()[:80]!r}",
+                       "fix the file, or leave it out and the kit makes that matrix with Table 1's size")
 
 
 def study_design(plan: Plan, seed: int = 2004) -> list[tuple[int, int, int]]:

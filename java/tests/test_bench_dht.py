@@ -2,6 +2,8 @@
 table (separate JVMs on loopback), every pattern beside the raw put from the same run, and the
 randomised study's tests read right. The real measurement (`./lab bench dht`, minutes) is the
 benchmark, not a test."""
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
@@ -98,3 +100,60 @@ def test_a_scatter_whose_table_fills_names_the_process_and_the_remedy(impl):
                                        r"; process 1 exit 3: .*process 0 (ended|closed)"):
         dht._processes(3, "handofflab.dht.ScatterMain", dht.javabuild.classpath("dht"),
                        ["--rows", "2000", "--nonzeros", "7996", "--impl", impl, "--max-slots", "64"], 60, "a scatter")
+
+
+def test_a_stopped_run_keeps_its_points_and_leaves_no_jvm(tmp_path):
+    """Issue 49: SIGTERM half way through `./lab bench dht` (as a scheduler or Ctrl-C's neighbour sends it) ends
+    every JVM the benchmark started, keeps each point it finished in raw.csv, and marks summary.md PARTIAL.
+    (Before: SIGTERM left the JVMs running under init, and nothing was written until the end.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "HANDOFFLAB_RESULTS": str(tmp_path)}
+    bench = subprocess.Popen([sys.executable, "-m", "handofflab", "bench", "dht", "--quick"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    raw = tmp_path / "bench" / "dht" / "raw.csv"
+
+    def children() -> set[int]:
+        found = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == bench.pid:
+                found.add(int(stat.parent.name))
+        return found
+
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not (raw.exists() and raw.read_text().count("\n") > 1):
+            time.sleep(0.5)
+        assert raw.exists(), "no point finished in 300 s"
+        jvms = set()
+        while time.monotonic() < deadline and not jvms:  # the next point's JVMs are up
+            jvms = children()
+            time.sleep(0.1)
+        bench.send_signal(signal.SIGTERM)
+        out, _ = bench.communicate(timeout=60)
+    finally:
+        bench.kill()
+    assert bench.returncode == 2 and "ended after" in out and "stopped" in out, out[-2000:]
+    assert jvms and not any(Path(f"/proc/{pid}").exists() and "java" in Path(f"/proc/{pid}/cmdline").read_text()
+                            for pid in jvms), f"JVMs left running: {jvms}"
+    kept = pd.read_csv(raw)
+    assert len(kept) >= 1 and (kept.completion_us > 0).all()
+    assert (tmp_path / "bench" / "dht" / "summary.md").read_text().startswith("**PARTIAL")
+
+
+def test_a_bad_matrix_file_is_named_before_any_measurement(tmp_path, monkeypatch):
+    monkeypatch.setattr(dht, "run", lambda *a, **k: pytest.fail("a point was measured before the inputs were read"))
+    (tmp_path / "impcol_b.mtx").write_text("not a matrix\n")
+    with pytest.raises(LabError, match="impcol_b.mtx is no MatrixMarket coordinate file"):
+        bench_dht.run("quick", matrices=tmp_path)
+    (tmp_path / "impcol_b.mtx").write_text("%%MatrixMarket matrix coordinate real general\n59 fifty-nine 100\n")
+    with pytest.raises(LabError, match="the size line should be 'ROWS COLUMNS ENTRIES'"):
+        bench_dht.run("quick", matrices=tmp_path)
