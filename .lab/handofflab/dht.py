@@ -19,6 +19,14 @@ PATTERNS = ("n-n", "1-n", "n-1")
 IMPLS = ("dht", "raw-put", "hazelcast")
 
 
+# What Hazelcast's documentation ("Running in Modular Java") asks a member on JDK 11+ to be started with: without
+# these it warns that it runs "without proper access to required Java packages", which it uses for speed.
+HAZELCAST_JVM = ["--add-modules", "java.se", "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
+                 "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens", "java.base/java.nio=ALL-UNNAMED",
+                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens", "java.management/sun.management=ALL-UNNAMED",
+                 "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"]
+
+
 def free_ports(k: int) -> list[int]:
     """k loopback ports free right now (held together, so they differ)."""
     with ExitStack() as stack:
@@ -40,11 +48,13 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
         raise LabError(f"no implementation '{impl}'", f"use one of {', '.join(IMPLS)}")
     if impl == "hazelcast":
         main, cp, extra = "handofflab.dht.hazelcast.HazelcastMain", javabuild.classpath("dht-hazelcast"), []
+
     else:
         main, cp = "handofflab.dht.DhtMain", javabuild.classpath("dht")
         extra = ["--q", str(q), *(["--raw-put"] if impl == "raw-put" else [])]
     return _processes(p, main, cp, ["--pattern", pattern, "--values", str(values), "--n", str(n), "--L", str(blocking),
-                                    *extra], timeout, f"the DHT run ({p} processes, {pattern}, {values} values)")
+                                    *extra], timeout, f"the DHT run ({p} processes, {pattern}, {values} values)",
+                      jvm=HAZELCAST_JVM if impl == "hazelcast" else ())
 
 
 # The matrices of the paper's Table 1 (MatrixMarket names): size, non-zeros, and the paper's barrier
@@ -86,12 +96,13 @@ def scatter(matrix: str, p: int = 3, impl: str = "dht", blocking: int = 100, q: 
     return {"matrix": matrix, "source": source, **rows[0]}
 
 
-def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what: str) -> list[dict]:
+def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what: str,
+               jvm: tuple[str, ...] | list[str] = ()) -> list[dict]:
     """Starts p JVMs of `main` on loopback ports, process i with --id i; their JSON lines, by id. An
     error naming each process that failed; a port another program took meanwhile is chosen again."""
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
         peers = ",".join(f"127.0.0.1:{port}" for port in free_ports(p))
-        procs = [subprocess.Popen(["java", "-Xmx512m", "-cp", cp, main, "--id", str(i), "--peers", peers, *args],
+        procs = [subprocess.Popen(["java", "-Xmx512m", *jvm, "-cp", cp, main, "--id", str(i), "--peers", peers, *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(p)]
         deadline = time.monotonic() + timeout
         outs = []
