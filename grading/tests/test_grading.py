@@ -64,8 +64,9 @@ def test_a_zip_submission_is_graded_and_a_zip_slip_entry_refused(tmp_path):
         f.write(SAMPLES / "correct" / "StudentBuffer.java", "StudentBuffer.java")
         f.writestr("../../escaped.txt", "outside")
     # the public tests only: seconds, not a minute of checkers; other tests hold the checkers to their marks
-    g = grader.grade("buffer", z, tmp_path / "out", rubric=grader.load_rubric("buffer").public())
-    assert g.score == g.max_score == 4, g.report()
+    public = grader.load_rubric("buffer").public()
+    g = grader.grade("buffer", z, tmp_path / "out", rubric=public)
+    assert g.score == g.max_score == sum(t.points for t in public.tests), g.report()
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path.parent / "escaped.txt").exists()
 
 
@@ -84,7 +85,9 @@ def test_lab_grade_says_what_it_runs_as_it_goes(tmp_path):
     said = []
     grader.grade("buffer", SAMPLES / "correct", tmp_path, rubric=grader.load_rubric("buffer").public(),
                  progress=said.append)
-    assert said == ["compiling StudentBuffer.java", "junit: 2 test(s) — public: one thread sees a FIFO …"], said
+    assert said == ["compiling StudentBuffer.java",
+                    "design: 1 test(s) — public: the lab's design: a monitor you wrote (wait() and no",
+                    "junit: 2 test(s) — public: one thread sees a FIFO …"], said
 
 
 def test_check_lab_runs_the_public_tests_only(tmp_path):
@@ -94,9 +97,12 @@ def test_check_lab_runs_the_public_tests_only(tmp_path):
     lab = lambda path: subprocess.run([str(paths.ROOT / "lab"), "check-lab", "buffer", str(path), *weak],  # noqa: E731
                                       capture_output=True, text=True, timeout=600)
     run = lab(paths.LABS / "buffer" / "starter" / "StudentBuffer.java")  # its bugs are for the hidden tests
-    assert run.returncode == 0 and "4 / 4 public points" in run.stdout and "hidden:" not in run.stdout, run.stdout
+    public = sum(t.points for t in grader.load_rubric("buffer").public().tests)  # the two JUnit tests and the design
+    assert run.returncode == 0 and f"{public:g} / {public:g} public points" in run.stdout and "hidden:" not in run.stdout, \
+        run.stdout
     run = lab(SAMPLES / "does_not_compile")
-    assert run.returncode == 1 and "0 / 4 public points" in run.stdout and "does not compile" in run.stdout, run.stdout
+    assert run.returncode == 1 and f"0 / {public:g} public points" in run.stdout and "does not compile" in run.stdout, \
+        run.stdout
 
 
 def test_an_unknown_lab_is_a_clear_error(tmp_path):

@@ -17,8 +17,8 @@ SAMPLES = Path(__file__).parent / "submissions"
 
 # (lab, sample, what its report must say) — the marks are in expected.toml
 STUDENT_SET = [
-    ("buffer", "reentrant_lock", "it uses `java.util.concurrent.locks.ReentrantLock`"),
-    ("buffer", "semaphores", "it uses `java.util.concurrent.Semaphore`"),
+    ("buffer", "reentrant_lock", "`java.util.concurrent.locks.ReentrantLock`"),
+    ("buffer", "semaphores", "`java.util.concurrent.Semaphore`"),
     ("buffer", "linked_list", "Passed"),
     ("buffer", "deque_if_in_put", "held more connections than its capacity"),
     ("buffer", "one_condition_signal", "Every thread waits"),
