@@ -293,7 +293,9 @@ def bench_handoffs(mode, impls, workers):
 
 
 @bench.command("calendar")
-@click.option("--quick", "mode", flag_value="quick", default=True, help="n = 512, 5 runs per point, minutes (default)")
+@click.option("--quick", "mode", flag_value="quick", default=True,
+              help="n = 512, 5 runs per point (default; about 3 minutes on 2 quiet cores, 7 beside other work): too "
+                   "few tasks to test the paper's pool-vs-spawn claim, which the summary says")
 @click.option("--full", "mode", flag_value="full",
               help="n = 256, 1024 and 4096, 5 runs per point, on 1, 2, 4, ... cores and all (tens of minutes)")
 @click.option("--reps", type=int, help="runs per point (default 5)")
@@ -312,7 +314,8 @@ def bench_calendar(mode, reps, ns):
 
 @bench.command("dht")
 @click.option("--quick", "mode", flag_value="quick", default=True,
-              help="3 000 values per process, 3 runs per point, 40 randomised runs, Table 1's 20 matrices: about 4 minutes (default)")
+              help="3 000 values per process, 3 runs per point, 40 randomised runs, Table 1's 20 matrices (default; "
+                   "about 4 minutes on 2 quiet cores, 10 beside other work; each point is kept as it finishes)")
 @click.option("--full", "mode", flag_value="full",
               help="20 000 values, 5 runs per point, 210 randomised runs, q = 128")
 @click.option("--reps", type=int, help="runs per point (default: the mode's)")
