@@ -162,7 +162,8 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
     cfg.write_text("SPECIFICATION Spec\nINVARIANT Furthest\nINVARIANT NotWholeLog\nCHECK_DEADLOCK FALSE\n")
     (folder / "tmp").mkdir()  # TLC's own java.io.tmpdir: judges run side by side (tlc.command says why)
     proc = toolchain.run(tlc.command(cfg, spec, folder / "meta", folder / "tmp", small=True),
-                         f"TLC on a trace of {trace_spec}", "run TLC by hand in the folder it names", cwd=folder,
+                         f"TLC on a trace of {trace_spec}", "judge a shorter run: with --stress, fewer --events (TLC's "
+                         "time and memory grow with the run's length and with what the design holds at once)", cwd=folder,
                          timeout=600, check=False)
     out = proc.stdout + proc.stderr
     furthest = max([int(n) for n in re.findall(r'<<"furthest", (\d+)>>', out)] or [1])
