@@ -67,4 +67,4 @@ def test_the_calendar_notebook_reads_a_complete_reference_and_says_so(tmp_path):
     notebook asserts that before it reads a number."""
     text = _without_this_machines_results(tmp_path, "calendar_bench")
     assert "reading the shipped reference result (notebooks/reference/)" in text
-    assert "parameters named in the sentence that says 5: 6" in text
+    assert "parameters named in the sentence that says 5: 5 (m, x, y, v, z); the experiment's knobs with n: 6" in text
