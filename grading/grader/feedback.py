@@ -32,10 +32,10 @@ _VIOLATIONS = [
      "cleared it. The interleaving below shows the two reads.", "duplicate"),
     ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "
      "connection, or a slot was overwritten before it was taken.", "loss"),
-    ("violation:Bounded", "Failed: your handoff held more connections than its capacity: with it full and two "
-     "acceptors waiting in `put`, one `take` made room for one, and both `put`s went in. A woken `put` must look "
-     "again for room before it puts (nothing was lost here, so only the count of what it holds shows it).",
-     "overfull"),
+    ("violation:Bounded", "Failed: your handoff held more connections than its capacity (the check below says "
+     "how many, in room for how many). A `put` into a full handoff must wait for room, and a woken `put` must look "
+     "again for room before it puts: with it full and two acceptors waiting, one `take` makes room for one. Nothing "
+     "was lost here, so only the count of what it holds shows it.", "overfull"),
     ("violation:LostWakeup", "Failed: a worker slept on beside a connection nobody took: with both workers waiting "
      "on an empty handoff, two `put`s came in a row and only one worker woke. A notify sent only when the handoff "
      "stops being empty (or full) wakes one thread for what may be several items: a **lost wake-up** that a busy "

@@ -223,6 +223,20 @@ def test_a_handoff_that_drops_when_the_ring_is_full_loses_requests_on_the_full_l
     assert "fills the ring" in report and "lost" in report
 
 
+def test_a_copied_unbounded_queue_loses_the_bounded_mark_every_run(tmp_path):
+    """The kit's TwoLockQueue renamed StudentHandoff, its size ignored, got 10/10 (issue 47): exactly once and
+    fast, and not the bounded handoff the lab asks for. The stress test's first step fills the handoff and
+    sees a put return into no room: no race, so every run. Its server runs (3 + 3 of the marks) are the
+    correct sample's, graded above; here the public and stress tests alone, twice."""
+    light = {**grader.rubric.data("server"),
+             "test": [t for t in grader.rubric.data("server")["test"] if t["kind"] != "server"]}
+    for run in range(2):
+        g = grader.grade("server", SAMPLES / "server" / "copied_two_lock_queue", tmp_path / f"out{run}", rubric=light)
+        report = (tmp_path / f"out{run}" / "report.md").read_text()
+        assert [t.score for t in g.tests] == _expected("server", "copied_two_lock_queue")[:2], report
+        assert "not bounded by the size it was built with" in report and "Hint 5" in report, report
+
+
 def test_the_server_starter_is_refused_no_server_runs(tmp_path):
     scores, report = grade(tmp_path, "server", paths.LABS / "server" / "starter")
     assert scores == _expected("server", "starter") and "Not run: the public test must pass first" in report, report
@@ -236,7 +250,7 @@ def test_a_forbidden_library_is_named(tmp_path):
         "    static final java.util.concurrent.ArrayBlockingQueue<Object> SHORTCUT =\n"
         "            new java.util.concurrent.ArrayBlockingQueue<>(1);\n}\n"))
     scores, report = grade(tmp_path, "server", sub)
-    assert scores == [0, 0, 0] and "build it without `java.util.concurrent.`" in report, report
+    assert scores == [0, 0, 0, 0] and "build it without `java.util.concurrent.`" in report, report
 
 
 # -- the DHT lab ------------------------------------------------------------------------

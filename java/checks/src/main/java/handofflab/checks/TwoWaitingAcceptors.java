@@ -49,8 +49,12 @@ final class TwoWaitingAcceptors {
             }
             Thread a = Steps.start(threads, "acceptor-1", () -> handoff.put(capacity + 1));
             Thread b = Steps.start(threads, "acceptor-2", () -> handoff.put(capacity + 2));
-            if (!Steps.settled(List.of(a, b), false, until) || Steps.ended(a) || Steps.ended(b)) {
+            if (!Steps.settled(List.of(a, b), false, until)) {
                 return;  // not both waiting in put on a full handoff: this step shows nothing
+            }
+            if (Steps.ended(a) || Steps.ended(b)) {
+                overfilled(handoff, capacity, a, b, threads, took, until, v);
+                return;
             }
             Thread first = Steps.start(threads, "worker-1", () -> took.add(handoff.take()));  // wakes both acceptors
             if (!Steps.settled(List.of(first, a, b), false, until) || !Steps.ended(first) || took.isEmpty()) {
@@ -88,6 +92,41 @@ final class TwoWaitingAcceptors {
                 t.interrupt();
             }
         }
+    }
+
+    /**
+     * A put returned into a handoff that already held `capacity` connections, before any take: a design
+     * with no bound (a copied linked queue that ignores its size) or one that drops. Drained, it either
+     * gives back every connection, one more than its capacity held (Bounded), or loses one, which the
+     * trials name (NoLoss) with their swimlanes, so this step leaves that verdict to them.
+     */
+    private static void overfilled(Handoff<Integer> handoff, int capacity, Thread a, Thread b, List<Thread> threads,
+                                   List<Integer> took, long until, Verdict v) throws InterruptedException {
+        int held = capacity + (Steps.ended(a) ? 1 : 0) + (Steps.ended(b) ? 1 : 0);
+        Thread drain = Steps.start(threads, "worker-1", () -> {
+            for (int i = 0; i < held; i++) {
+                took.add(handoff.take());
+            }
+        });
+        if (!Steps.settled(List.of(drain), true, until) || new java.util.HashSet<>(took).size() != held
+                || took.stream().anyMatch(id -> id == null || id < 1 || id > capacity + 2)) {
+            return;  // fewer came back than went in, or something else: the trials judge it
+        }
+        v.verdict = "violation:Bounded";
+        v.detail = "Bounded: with the handoff full (" + capacity + " connection" + (capacity == 1 ? "" : "s")
+                + " in room for " + capacity + "), " + (held - capacity == 2 ? "two more puts" : "one more put")
+                + " returned before any take, and all " + held + " came back out: put does not wait for room, so "
+                + "the handoff is not bounded by the size it was built with";
+        String fill = capacity == 1 ? "put(1)" : "put(1.." + capacity + ")";
+        v.steps.add(new String[] {"acceptor-1", fill + " fills the handoff", ""});
+        v.steps.add(new String[] {"acceptor-1", "put(" + (capacity + 1) + ")" + (Steps.ended(a) ? " returns" : " waits"), ""});
+        v.steps.add(new String[] {"acceptor-2", "put(" + (capacity + 2) + ")" + (Steps.ended(b) ? " returns" : " waits"), ""});
+        v.steps.add(new String[] {"worker-1", "take() x " + held + " → " + took, ""});
+        v.ending.put("acceptor-1", ended(a, "put(" + (capacity + 1) + ") returned"));
+        v.ending.put("acceptor-2", ended(b, "put(" + (capacity + 2) + ") returned"));
+        v.ending.put("worker-1", "done");
+        v.stats.put("acceptors", 2);
+        v.stats.put("size", capacity);
     }
 
     private static void fail(Verdict v, String what, List<Integer> took, int capacity, Thread a, Thread b,
