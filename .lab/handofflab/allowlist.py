@@ -34,6 +34,14 @@ _ANNOTATION_TYPE = re.compile(r"^\s+@?([A-Za-z_$][\w$]*(?:\.[\w$]+)+)\(?$")
 _NESTED_ANNOTATION = re.compile(r"@([A-Za-z_$][\w$]*(?:\.[\w$]+)+)\(")
 _DESCRIPTOR = re.compile(r"\bL([\w$]+(?:/[\w$]+)*);")
 _QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
+# `synchronized (x)` is a monitorenter, which names no member: the constant pool shows only how x was loaded.
+# A lock on an object the checker also locks (System.out or System.err, a class that is not the submission's)
+# can hold the checker before its verdict. The code lines below are followed, method by method, to where each
+# monitor came from: straight from a static field or a class literal, or through a local, a field of the
+# submission's own, or a method of its own that returns one. (A lock smuggled further, through an array or a
+# collection, is not followed: the grader's rerun of the kit's own class still names the blocked check.)
+_METHOD = re.compile(r"^  (?:[\w$.<>\[\],? ]+ )?([\w$<>]+)\(.*\)(?: throws .*)?;$")
+_CODE = re.compile(r"^\s+\d+: (\w+)\s*(?:(\d+)\s*$|#\d+(?:,\s*\d+)?\s+// (\w+) (.+))?")
 
 
 @dataclass(frozen=True)
@@ -107,12 +115,17 @@ class ClassFile:
     members: list[tuple[str, str]] = field(default_factory=list)   # (owner, name)
     annotations: list[str] = field(default_factory=list)   # annotation types used, anywhere in the class
     annotated: list[str] = field(default_factory=list)     # classes named in annotation values (class, enum)
+    monitors: list[str] = field(default_factory=list)      # where each monitor came from ("field:o/w/N.f", "class:o/w/N", …)
+    # what the submission's own fields and methods may hold or return ("field:…" or "call:…" -> an origin)
+    origins: dict[str, str] = field(default_factory=dict)
 
 
 def parse_javap(text: str) -> list[ClassFile]:
     """The references of every class in `javap -v -p` output (several classes in one run)."""
     found: list[ClassFile] = []
     block = None  # the indentation of the annotation block being read, if any
+    code = None   # the method body being read, if any
+    method = ""
     for line in text.splitlines():
         if block is not None and line.strip() and len(line) - len(line.lstrip()) > block:
             bare = _QUOTED.sub('""', line)  # a string value is data, not a type
@@ -123,6 +136,7 @@ def parse_javap(text: str) -> list[ClassFile]:
         block = None
         if m := _HEADER.match(line):
             found.append(ClassFile(m.group(1)))
+            code = None
         elif not found:
             continue
         elif m := _ANNOTATIONS.match(line):
@@ -131,6 +145,12 @@ def parse_javap(text: str) -> list[ClassFile]:
             found[-1].name = m.group(1)
         elif m := _SUPER.match(line):
             found[-1].super = m.group(1)
+        elif m := _METHOD.match(line):
+            method, code = m.group(1), None
+        elif line.strip() == "Code:":
+            code = _Code(found[-1], method)
+        elif code is not None and (m := _CODE.match(line)):
+            code.step(*m.groups())
         elif m := _ENTRY.match(line):
             kind, ref = m.groups()
             if kind == "Class":
@@ -138,6 +158,63 @@ def parse_javap(text: str) -> list[ClassFile]:
             else:
                 owner, _, rest = ref.partition(".") if not ref.startswith('"') else _split_array_owner(ref)
                 found[-1].members.append((owner.strip('"'), rest.split(":")[0].strip('"')))
+    return found
+
+
+class _Code:
+    """One method body, followed just far enough to say where each monitor came from: what the value on top
+    of the stack was loaded from (a static field, a field, a class literal, a call), kept through `dup`,
+    `checkcast` and the locals it is stored in."""
+
+    def __init__(self, cls: ClassFile, method: str):
+        self.cls, self.method, self.top, self.locals, self.duped = cls, method, "", {}, False
+
+    def _qualified(self, ref: str) -> str:
+        name = ref.split(":")[0]
+        return name if "." in name else f"{self.cls.name}.{name}"   # javap omits the owner of a class's own members
+
+    def step(self, op: str, index: str | None, kind: str | None, ref: str | None) -> None:
+        local = index or (op.rpartition("_")[2] if op[:6] in ("astore", "aload_") and "_" in op else "")
+        top, duped, self.duped = self.top, self.duped, op == "dup"
+        if op in ("getstatic", "getfield") and ref:
+            self.top = "field:" + self._qualified(ref)
+        elif op == "ldc" and kind == "class" and ref:
+            self.top = "class:" + ref.strip('"')
+        elif op.startswith("invoke") and kind in ("Method", "InterfaceMethod") and ref:
+            self.top = "call:" + self._qualified(ref)
+        elif op.startswith("aload"):
+            self.top = self.locals.get(local, "")
+        elif op.startswith("astore"):
+            self.locals[local] = top
+            self.top = top if duped else ""
+        elif op in ("putfield", "putstatic") and ref and top:
+            self.cls.origins.setdefault("field:" + self._qualified(ref), top)
+        elif op == "areturn" and top:
+            self.cls.origins.setdefault(f"call:{self.cls.name}.{self.method}", top)
+        elif op == "monitorenter" and top:
+            self.cls.monitors.append(top)
+        if not op.startswith(("dup", "checkcast", "getstatic", "getfield", "ldc", "invoke", "aload", "astore")):
+            self.top = ""  # any other instruction leaves something else on top
+
+
+def foreign_monitors(classes: list[ClassFile]) -> list[tuple[str, str]]:
+    """(the class file, the foreign object) for each monitor a submission takes on an object it does not own:
+    a static field of a class not its own (System.out, System.err), or a class literal not its own."""
+    own = {c.name for c in classes}
+    origins = {k: v for c in classes for k, v in c.origins.items()}
+
+    def root(origin: str, depth: int = 0) -> str:
+        return root(origins[origin], depth + 1) if origin in origins and depth < 8 else origin
+
+    found = []
+    for c in classes:
+        for origin in c.monitors:
+            what = root(origin)
+            kind, _, ref = what.partition(":")
+            owner = ref.rpartition(".")[0] if kind in ("field", "call") else ref
+            static_field = kind == "field" and owner not in own
+            if (kind == "class" and ref not in own) or static_field:
+                found.append((Path(c.path).name, ref.replace("/", ".")))
     return found
 
 
@@ -210,4 +287,8 @@ def violations(classes: list[ClassFile], profile: Profile) -> list[str]:
                 continue  # named once already, as a class
             if denied(ref) or not profile.member_used(owner, name):
                 problems.append(f"`{ref.replace('/', '.')}` (in {where})")
+    for where, obj in foreign_monitors(classes):
+        problems.append(f"`synchronized ({obj})` (in {where}): a lock on an object the grader also uses (System.out, "
+                        "System.err, a class that is not yours) can hold up the check that judges you; lock an object "
+                        "of your own")
     return list(dict.fromkeys(problems))

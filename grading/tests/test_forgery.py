@@ -427,6 +427,34 @@ def test_an_annotation_that_makes_junit_act_is_refused(tmp_path, annotation, nam
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("lock, named", [
+    ("System.err", "java.lang.System.err"),                       # the checker prints its verdict's line there
+    ("Thread.class", "java.lang.Thread"),                         # a class literal the submission does not own
+    ("HELD", "java.lang.System.out"),                             # through a static field of its own
+    ("held()", "java.lang.System.out"),                           # through a method of its own
+])
+def test_a_lock_on_an_object_the_grader_uses_is_refused(tmp_path, lock, named):
+    """`synchronized (System.err)` held by a daemon thread blocked the checker before its verdict (issue 51);
+    a monitorenter names no member, so the allow-list follows each lock back to where it came from."""
+    hold = (f"        Thread t = new Thread(() -> {{ synchronized ({lock}) {{ while (true) {{ Thread.onSpinWait(); }} }} }});\n"
+            "        t.setDaemon(true);\n        t.start();")
+    folder = hostile(tmp_path, static=hold)
+    src = (folder / "StudentBuffer.java").read_text()
+    (folder / "StudentBuffer.java").write_text(src.replace(
+        "    static {", "    static final Object HELD = System.out;\n\n    static Object held() {\n        return System.out;\n"
+                       "    }\n\n    static {", 1))
+    g, report, _ = grade(tmp_path, folder)
+    assert g.score == 0 and f"`synchronized ({named})`" in g.problem, g.problem
+
+
+def test_a_lock_of_its_own_is_allowed(tmp_path):
+    """The other way: its own class literal, a lock object of its own and `this` are what a monitor is made of."""
+    folder = hostile(tmp_path, static="        synchronized (StudentBuffer.class) { }\n        Object mine = new Object();\n"
+                                      "        synchronized (mine) { }")
+    g, report, _ = grade(tmp_path, folder)
+    assert g.score == 10 and not g.problem, report
+
+
 def test_the_annotations_a_test_suite_needs_are_allowed():
     """The closed set is not closed to what a suite uses: the reference suite's @Test and @RepeatedTest."""
     used = set(re.findall(r"@(\w+)", (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()))

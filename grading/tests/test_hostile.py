@@ -298,7 +298,10 @@ def test_a_class_that_blocks_the_checker_fails_instead_of_pending(tmp_path, monk
     checker's own printing, so no verdict comes, twice, and the grade used to be pending, on every regrade.
     The kit's own class, checked the same way right after, finishes: the failure is the submission's."""
     monkeypatch.setattr(grader.budgets, "TEST_SECONDS", 12)  # the kit's 2 s stress run needs a few
-    hold = ('        Thread t = new Thread(() -> { synchronized (System.err) { while (true) { try { Thread.sleep(1000); }'
+    # through an array: the allow-list follows a lock only through locals, fields and methods of the class's own
+    # (test_forgery.py), so this one runs, and the rerun of the kit's class is what names it
+    hold = ('        Object[] held = {System.err};\n'
+            '        Thread t = new Thread(() -> { synchronized (held[0]) { while (true) { try { Thread.sleep(1000); }'
             ' catch (InterruptedException e) { } } } });\n'
             '        t.setDaemon(true);\n        t.start();')
     g, report, _ = grade(tmp_path, hostile(tmp_path, static=hold))
