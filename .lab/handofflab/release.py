@@ -10,6 +10,8 @@ against, the specs, and the book built as HTML. What they do not get:
 - the grader's tests (grading/tests/: reference solutions, buggy samples) and the kit's own tests;
 - the classes the hidden tests run (the mutants lab's hidden mutants), and every class that
   cannot compile without a withheld one (all the PHT variants extend ParallelHashTable).
+And no kit handoff the copy ships answers a released lab: each is graded as that lab's class, as a student
+who copies it would hand it in (shipped_answers), and must lose a mark.
 A lab whose public checks need another chosen lab's answer cannot share its copy: the mutants
 lab runs MonitorBuffer, the buffer lab's answer. Release them one at a time, as a course would."""
 from __future__ import annotations
@@ -167,9 +169,73 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
     if found:  # the copy checks itself: a new include or file must not carry an answer out
         raise LabError(f"the student copy in {target} still holds answers; delete it:\n" + "\n".join(found[:20]),
                        "leave the file out (a lab's `answers`) or withhold the book page that includes it")
+    passing = shipped_answers(target, chosen)
+    if passing:
+        raise LabError(f"the student copy in {target} ships kit classes that pass a released lab, renamed as the "
+                       "lab's class; delete the copy:\n" + "\n".join(passing),
+                       "add the file to that lab's `answers` in labs/LAB/rubric.toml (it is then withheld, with every "
+                       "class that needs it), or release the lab in a copy of its own")
     ok(f"student copy in {target}: {len(chosen)} lab(s), {len(secret)} answer file(s) and "
        f"{len(left_out) - len(secret)} file(s) that need them or that hidden tests run left out")
     return target
+
+
+# The order a shipped class is graded in: the cheapest tests first, since the first mark it loses settles it. The
+# server lab's TCP runs are left out (minutes each): a class that passes every other test counts as passing.
+_COST = ("design", "junit", "checker")
+
+
+def shipped_answers(target: Path, chosen: list[str]) -> list[str]:
+    """Every kit handoff the copy ships that, renamed as a chosen lab's class and nothing else changed, loses no
+    mark of that lab's tests (its TCP runs aside), as 'X.java passes lab L'. A class the catalog knows to fail a
+    checker is not tried: the lab's tests run those checkers. Each candidate is graded as a submission, test by
+    test, the cheapest first, until it loses a mark."""
+    folder = target / "java" / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
+    failing = {v.java for v in catalog.load().variants.values()
+               if v.java and any(str(e) != "pass" for k, e in v.expect.items() if k in ("lincheck", "stress", "jpf"))}
+    candidates = sorted(f for f in folder.glob("*.java") if f.stem not in failing
+                        and re.search(rf"^public (?:final )?class {f.stem}\b[^{{]*\bimplements\b[^{{]*\bHandoff<",
+                                      f.read_text(), re.M))
+    found = []
+    for lab in chosen:
+        rubric = grader.load_rubric(lab)
+        starter = (paths.LABS / lab / "starter" / rubric.file).read_text()
+        if not re.search(r"\bimplements\s+Handoff<", starter):
+            continue  # not a handoff lab: no kit handoff answers it
+        package, _, name = rubric.cls.rpartition(".")
+        tests = sorted((t for t in grader.rubric.data(lab)["test"] if t["kind"] in _COST),
+                       key=lambda t: _COST.index(t["kind"]))
+        for f in candidates:
+            with step(f"Grading the shipped {f.name} as the {lab} lab's {name}"), \
+                    tempfile.TemporaryDirectory() as tmp:
+                sub = Path(tmp) / "submission"
+                sub.mkdir()
+                (sub / rubric.file).write_text(as_lab_class(f.read_text(), f.stem, package, name))
+                for i, test in enumerate(tests):
+                    g = grader.grade(lab, sub, Path(tmp) / f"out{i}", rubric={**grader.rubric.data(lab), "test": [test]})
+                    if g.pending:  # unknown is not "loses marks": the copy is not made on a guess
+                        found.append(f"  {f.name} as lab {lab}'s class could not be graded ({test['name']}: the machine "
+                                     "was too busy); release again")
+                    if g.pending or g.score < g.max_score:
+                        break
+                else:
+                    found.append(f"  {f.name} passes lab {lab} (every test but its TCP runs)")
+    return found
+
+
+def as_lab_class(source: str, kit_name: str, package: str, name: str) -> str:
+    """A kit handoff as a student who copies it hands it in: renamed into the lab's package, the kit's own step
+    log (package-private, for trace validation) taken out, and a constructor taking the size added where the
+    class has none (the lab builds its class with one), so that it compiles. Nothing else is changed."""
+    source = re.sub(rf"\b{kit_name}\b", name, source)
+    source = source.replace("package handofflab.handoffs;", f"package {package};\n\nimport handofflab.handoffs.*;", 1)
+    source = re.sub(r",\s*Stepped\b|\bStepped\s*,\s*", "", source)
+    source = re.sub(r"(?:[ \t]*/\*\*(?:(?!\*/).)*?\*/\s*)?[ \t]*@Override\s+public void recordSteps\(StepLog \w+\) \{.*?\n    \}\n",
+                    "", source, flags=re.S)
+    source = "\n".join(line for line in source.split("\n") if "StepLog" not in line and "steps.step(" not in line)
+    if not re.search(rf"\b{name}\(int \w+\)", source):
+        source = re.sub(rf"(class {name}\b[^{{]*\{{\n)", rf"\1    public {name}(int size) {{\n    }}\n\n", source, count=1)
+    return source
 
 
 def _modules(pom: Path) -> list[str]:

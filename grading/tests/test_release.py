@@ -115,3 +115,28 @@ def test_the_java_labs_are_modules_an_ide_runs(copy):
                               "-Dsurefire.failIfNoSpecifiedTests=false"], capture_output=True, text=True, timeout=600)
         assert pht.returncode != 0 and "TODO: put" in pht.stdout, pht.stdout[-2000:]
     assert "<module>mutants</module>" not in (copy / "labs" / "pom.xml").read_text()  # not a lab of this copy
+
+
+def test_a_shipped_class_that_passes_a_lab_stops_the_copy(tmp_path):
+    """`./lab release` grades each kit handoff it ships as the released labs' class (issue 47): renamed, the
+    kit's step log out, a size constructor in. Here a kit folder holds the shipped TwoLockQueue (unbounded:
+    it loses the buffer lab's public mark at once) and a correct monitor buffer written as a kit class would
+    be: the second passes every test of the buffer lab, so the copy is refused and the class named."""
+    folder = tmp_path / "java" / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
+    folder.mkdir(parents=True)
+    kit = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
+    (folder / "TwoLockQueue.java").write_text((kit / "TwoLockQueue.java").read_text())
+    correct = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
+    (folder / "KitBuffer.java").write_text(correct.replace("package handofflab.labs.buffer;", "package handofflab.handoffs;")
+                                           .replace("StudentBuffer", "KitBuffer"))
+    found = release.shipped_answers(tmp_path, ["buffer"])
+    assert found == ["  KitBuffer.java passes lab buffer (every test but its TCP runs)"], found
+
+
+def test_a_copied_kit_class_is_handed_in_as_a_student_would():
+    """The renaming compiles where the kit's class needs its package: the step log goes, a size constructor comes."""
+    kit = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs" / "TwoLockQueue.java"
+    src = release.as_lab_class(kit.read_text(), "TwoLockQueue", "handofflab.labs.server", "StudentHandoff")
+    assert src.startswith("package handofflab.labs.server;\n\nimport handofflab.handoffs.*;")
+    assert "StepLog" not in src and "Stepped" not in src and "steps.step(" not in src
+    assert "public StudentHandoff(int size) {" in src and "implements Handoff<T> {" in src
