@@ -212,7 +212,9 @@ def shipped_answers(target: Path, chosen: list[str]) -> list[str]:
                 sub.mkdir()
                 (sub / rubric.file).write_text(as_lab_class(f.read_text(), f.stem, package, name))
                 for i, test in enumerate(tests):
-                    g = grader.grade(lab, sub, Path(tmp) / f"out{i}", rubric={**grader.rubric.data(lab), "test": [test]})
+                    # the kit's own code, not a student's: graded where the host cannot isolate, too
+                    g = grader.grade(lab, sub, Path(tmp) / f"out{i}", rubric={**grader.rubric.data(lab), "test": [test]},
+                                     allow_weak_isolation=True)
                     if g.pending:  # unknown is not "loses marks": the copy is not made on a guess
                         found.append(f"  {f.name} as lab {lab}'s class could not be graded ({test['name']}: the machine "
                                      "was too busy); release again")
