@@ -115,6 +115,7 @@ class ClassFile:
     members: list[tuple[str, str]] = field(default_factory=list)   # (owner, name)
     annotations: list[str] = field(default_factory=list)   # annotation types used, anywhere in the class
     annotated: list[str] = field(default_factory=list)     # classes named in annotation values (class, enum)
+    timed_wait: bool = False   # calls wait(ms) or wait(ms, ns)
     monitors: list[str] = field(default_factory=list)      # where each monitor came from ("field:o/w/N.f", "class:o/w/N", …)
     # what the submission's own fields and methods may hold or return ("field:…" or "call:…" -> an origin)
     origins: dict[str, str] = field(default_factory=dict)
@@ -157,6 +158,7 @@ def parse_javap(text: str) -> list[ClassFile]:
                 found[-1].classes.append(ref.strip('"'))
             else:
                 owner, _, rest = ref.partition(".") if not ref.startswith('"') else _split_array_owner(ref)
+                found[-1].timed_wait |= kind == "Methodref" and bool(re.match(r"wait:\(JI?\)V", rest))
                 found[-1].members.append((owner.strip('"'), rest.split(":")[0].strip('"')))
     return found
 

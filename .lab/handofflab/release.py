@@ -31,6 +31,9 @@ from handofflab.console import LabError, ok, step, warn
 # The marker a student copy carries at its root: `./lab` then offers the student's commands only.
 MARKER = "STUDENT-COPY.toml"
 STUDENT_COMMANDS = ("check-lab", "hint", "doctor", "check")
+# Every command of the full kit (cli.py's, held to it by a test): a book page that names one the copy lacks says so.
+KIT_COMMANDS = ("bench", "book", "check", "check-lab", "client", "doctor", "export-gradescope", "grade", "grade-batch",
+                "grade-isolation", "hint", "notebooks", "release", "serve", "test", "tour", "verify-verdicts")
 STUDENT_CHECKS = ("specs",)  # of `./lab check`: TLC on the specs the copy holds (a hint's "run TLC on X")
 
 
@@ -311,13 +314,12 @@ def _full_kit_note(page: str, folder: Path) -> str:
     """A chapter that names commands a student copy lacks (itself or in a file it includes) says so at its top,
     so that no line of the copy's book tells a student to run what the copy refuses (the self-learner's full
     kit has them all)."""
-    from handofflab.cli import cli
     text = page + "".join((folder / m.group(1)).read_text(errors="replace")
                           for m in re.finditer(r"\{\{#include ([^}:]+)(?::[\w-]+)?\}\}", page)
                           if (folder / m.group(1)).is_file())
     named = sorted({f"./lab {m.group(1)}" + (f" {m.group(2)}" if m.group(1) in ("check", "bench") and m.group(2)
                                              else "")
-                    for m in COMMAND.finditer(text) if m.group(1) in cli.commands and not in_copy(m.group(1), m.group(2))})
+                    for m in COMMAND.finditer(text) if m.group(1) in KIT_COMMANDS and not in_copy(m.group(1), m.group(2))})
     if not named:
         return page
     note = (f"> **In a student copy** these commands of this page are not there; your instructor's full kit has "

@@ -110,3 +110,12 @@ def test_a_jvm_the_kit_starts_gets_a_temporary_folder_that_goes_with_it():
                   if line.strip().startswith("java.io.tmpdir"))
     assert Path(tmpdir).name.startswith("handofflab-jvm-"), tmpdir
     assert not Path(tmpdir).exists(), f"{tmpdir} outlived the JVM"
+
+
+def test_the_copy_knows_every_command_of_the_kit():
+    """release.py keeps the kit's command names itself (it sits below the CLI, which imports it); they must be
+    the CLI's, or a book page naming a new command would lose its "full kit" note in a student copy."""
+    from handofflab import release
+    from handofflab.cli import cli
+    assert set(release.KIT_COMMANDS) == set(cli.commands)
+    assert set(release.STUDENT_COMMANDS) <= set(cli.commands)

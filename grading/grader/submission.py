@@ -138,11 +138,21 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
     return _check_api(classes, jail, rubric)
 
 
+# The API check's javap listing of the submitted classes, in the grading's folder: the design kind and the
+# checker kind (timed waits) read it again, through read_listing, so that javap runs once.
+LISTING = "javap.txt"
+
+
+def read_listing(tmp: Path) -> list[allowlist.ClassFile]:
+    """The submitted classes as the API check's listing shows them (MalformedReport if it cannot be read)."""
+    return allowlist.parse_javap(read_report(tmp / LISTING))
+
+
 def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
     """Refuses a submission whose bytecode uses what its lab's profile does not allow."""
     files = sorted(str(p) for p in classes.rglob("*.class"))
     # into a file, not through the jail's output (cut at 64 KiB): a large class's listing is longer than that
-    listing = classes.parent / "javap.txt"
+    listing = classes.parent / LISTING
     run = jail.run(["sh", "-c", 'out="$1"; shift; exec javap -v -p "$@" > "$out"', "javap", str(listing), *files],
                    timeout=budgets.COMPILE_SECONDS)
     try:

@@ -358,6 +358,11 @@ def test_a_stress_run_that_finishes_no_trial_is_never_a_pass(tmp_path, monkeypat
     assert ("too slow for the stress check" in g.tests[0].output) == kit_finishes, g.tests[0].output
 
 
+def _server_tests(g) -> list:
+    """The server lab's TCP tests (the `server` kind), beside its public and stress tests."""
+    return [t for t, spec in zip(g.tests, grader.load_rubric("server").tests) if spec.kind == "server"]
+
+
 def test_a_reply_later_than_the_clients_wait_is_pending_not_a_loss(tmp_path):
     """A client counts a reply it waited SERVER_REPLY_MS for in vain as lost; on a busy machine a correct
     handoff's reply can come later (a spinning sample did so beside two test runs). The server's ledger
@@ -385,7 +390,7 @@ def test_a_reply_later_than_the_clients_wait_is_pending_not_a_loss(tmp_path):
     @SuppressWarnings("unchecked")
     private synchronized T takeNow() throws InterruptedException {""", 1))
     g = grader.grade("server", late, tmp_path / "out")
-    server = [t for t in g.tests if not t.name.startswith("public")]
+    server = _server_tests(g)
     assert g.pending and all(t.pending and t.score == 0 for t in server), g.report()
     assert "later than 3 s" in server[0].output and "regrade" in server[0].output, server[0].output
     assert re.search(r"\| late: \d+ replies came after 3000 ms", server[0].output), server[0].output
@@ -396,7 +401,7 @@ def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp
     that are merely slow (a budget too small for this machine) are not graded, never failed."""
     monkeypatch.setattr(grader.budgets, "SERVER_SECONDS", 4)
     g = grader.grade("server", SAMPLES / "server" / "correct", tmp_path / "out")
-    server = [t for t in g.tests if not t.name.startswith("public")]
+    server = _server_tests(g)
     assert g.pending and all(t.pending and t.score == 0 for t in server), g.report()
     assert "too busy" in server[0].output and "regrade" in server[0].output
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import secrets
 import time
 from pathlib import Path
 
-from grader import budgets, feedback
+from grader import budgets, feedback, submission
 from grader.context import Context
 from grader.jail import Jail, MalformedReport, ended_early, read_report
 from grader.results import TestResult
@@ -111,22 +110,14 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
     # with twice the budget, then: not graded, regrade.
     like = catalog.load().variant(spec.like)
     for attempt, budget in enumerate((budgets.TEST_SECONDS, 2 * budgets.TEST_SECONDS)):
-        out.unlink(missing_ok=True)
-        cmd = javacheck.checker_command(checker, cls, profile or (None if like.class_kind else like.profile), out,
-                                        seconds * (1 + attempt), str(classes), class_kind=like.class_kind)
-        nonce = secrets.token_hex(16)   # read by the checker before the submitted class loads
-        run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
+        run, verdict, malformed = _check_once(checker, cls, like, profile, out, seconds * (1 + attempt), budget, jail,
+                                              str(classes))
         if run.timed_out:
             continue
         if not out.exists():
             return {}, ended_early(f"the {checker} check", run)
-        try:
-            verdict = json.loads(read_report(out))
-            if not isinstance(verdict, dict) or verdict.get("nonce") != nonce:
-                raise MalformedReport("it does not carry the nonce this grading gave the checker")
-            verdict["verdict"], verdict["detail"]  # noqa: B018 (the keys every verdict has)
-        except (MalformedReport, ValueError, KeyError) as e:
-            return {}, (f"Not graded: the {checker} check's report is malformed ({e}). The checker writes it; "
+        if malformed:
+            return {}, (f"Not graded: the {checker} check's report is malformed ({malformed}). The checker writes it; "
                         "a submission that could change it is refused before it runs, so please tell your "
                         "instructor.")
         if verdict["verdict"] != "incomplete":
@@ -159,17 +150,15 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
 
 # Lincheck's model checker lets a timed wait return at any moment, so a correct `while (full) wait(100);` is a
 # loop it can run for ever: it reported a hang that is not there (issue 47). Its copy of the class waits untimed.
-_TIMED_WAIT = re.compile(r"// \S+\.wait:\(JI?\)V")
 UNTIMED_NOTE = ("\n\n(Your class waits with a timeout, `wait(ms)`. Lincheck checked it with plain `wait()`: in a "
                 "correct monitor the timeout never has to wake anyone, because every change a thread waits for is "
                 "followed by a notify. A hang here is a wake-up your code leaves to the timeout.)")
 
 
 def _timed_waits(tmp: Path) -> bool:
-    """Whether the submission's bytecode calls wait(ms) or wait(ms, ns) (its javap listing, from the API check)."""
-    listing = tmp / "javap.txt"
+    """Whether the submission's bytecode calls wait(ms) or wait(ms, ns) (the API check's listing)."""
     try:
-        return bool(_TIMED_WAIT.search(read_report(listing)))
+        return any(c.timed_wait for c in submission.read_listing(tmp))
     except MalformedReport:
         return False
 
@@ -185,20 +174,33 @@ def _untimed(classes: Path, tmp: Path, jail: Jail) -> tuple[Path, str]:
     return copy, ""
 
 
+def _check_once(checker: str, cls: str, like: catalog.Variant, profile: catalog.CheckProfile | None, out: Path,
+                seconds: float, budget: float, jail: Jail, classes: str | None = None) -> tuple:
+    """One run of a checker on `cls` (the submission's, from `classes`, or the kit's own) in the jail: (the run,
+    the verdict or None, why the report is malformed or ""). The nonce is read by the checker before the class
+    loads: a report without it was not written by this checker."""
+    out.unlink(missing_ok=True)
+    cmd = javacheck.checker_command(checker, cls, profile or (None if like.class_kind else like.profile), out,
+                                    seconds, classes or "", class_kind=like.class_kind)
+    nonce = secrets.token_hex(16)
+    run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=nonce + "\n")
+    if run.timed_out or not out.exists():
+        return run, None, ""
+    try:
+        verdict = json.loads(read_report(out))
+        if not isinstance(verdict, dict) or verdict.get("nonce") != nonce:
+            raise MalformedReport("it does not carry the nonce this grading gave the checker")
+        verdict["verdict"], verdict["detail"]  # noqa: B018 (the keys every verdict has)
+    except (MalformedReport, ValueError, KeyError) as e:
+        return run, None, str(e) or type(e).__name__
+    return run, verdict, ""
+
+
 def _kit_finishes(checker: str, like: catalog.Variant, profile: catalog.CheckProfile | None, seconds: float,
                   budget: float, tmp: Path, jail: Jail) -> float | None:
     """How long the kit's own class (the variant the submission is checked like) took to get a finished
     verdict under the same check, or None if it did not finish within the budget either."""
-    out = tmp / f"{checker}-kit.json"
-    out.unlink(missing_ok=True)
-    cmd = javacheck.checker_command(checker, like.java_class, profile or (None if like.class_kind else like.profile),
-                                    out, seconds, class_kind=like.class_kind)
     start = time.monotonic()
-    run = jail.run([*cmd, "--nonce-stdin"], timeout=budget, stdin=secrets.token_hex(16) + "\n")
-    if run.timed_out or not out.exists():
-        return None
-    try:
-        verdict = json.loads(read_report(out))
-    except (MalformedReport, ValueError):
-        return None
-    return time.monotonic() - start if verdict.get("verdict") not in (None, "incomplete", "error") else None
+    _, verdict, _ = _check_once(checker, like.java_class, like, profile, tmp / f"{checker}-kit.json", seconds, budget,
+                                jail)
+    return time.monotonic() - start if verdict and verdict["verdict"] not in ("incomplete", "error") else None

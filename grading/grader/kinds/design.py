@@ -9,8 +9,8 @@ inherited call) and what it must not use (`avoid`: class-name prefixes), and say
 from __future__ import annotations
 
 from grader.context import Context
-from grader.jail import MalformedReport, read_report
-from handofflab import allowlist
+from grader import submission
+from grader.jail import MalformedReport
 
 KIND = "design"
 NEEDS: tuple[str, ...] = ()
@@ -18,7 +18,7 @@ NEEDS: tuple[str, ...] = ()
 
 def score(ctx: Context) -> None:
     try:
-        classes = allowlist.parse_javap(read_report(ctx.tmp / "javap.txt"))
+        classes = submission.read_listing(ctx.tmp)
     except MalformedReport as e:
         raise RuntimeError(f"the API check's javap listing cannot be read: {e}") from None
     own = {c.name for c in classes}
