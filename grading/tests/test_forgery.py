@@ -358,6 +358,80 @@ def test_a_stress_run_that_finishes_no_trial_is_never_a_pass(tmp_path, monkeypat
     assert ("too slow for the stress check" in g.tests[0].output) == kit_finishes, g.tests[0].output
 
 
+def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):
+    """The server lab's baseline ran in the submission's JVM (issue 51): a handoff whose own threads spin and
+    allocate whenever it is idle, i.e. while the kit's MonitorBuffer runs beside it, dropped the kit to 0.3
+    efficiency and earned the efficiency marks for a slow handoff. Each run is now a JVM of its own and the
+    kit's hold no submitted class: this one (a put that sleeps a millisecond in two: about 0.6 of the bound
+    alone; in one JVM with the kit's runs, measured, the kit's fell from 0.94 to 0.68-0.79) is judged against an
+    unhindered kit, and fails the efficiency test."""
+    src = (SAMPLES / "server" / "correct" / "StudentHandoff.java").read_text()
+    marker = "    @Override\n    public synchronized void put(T item) throws InterruptedException {\n"
+    assert marker in src
+    spinner = """    private static volatile long used = System.nanoTime();
+    private static int puts;
+
+    static {
+        for (int i = 0; i < 4; i++) {
+            Thread t = new Thread(() -> {
+                long[] junk = new long[0];
+                while (true) {
+                    if (System.nanoTime() - used > 50_000_000L) {
+                        junk = new long[1 << 17];   // idle: burn a core, and the allocator, for whoever runs beside
+                    } else {
+                        try { Thread.sleep(1); } catch (InterruptedException e) { return; }
+                    }
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+"""
+    slow = marker + "        used = System.nanoTime();\n        if (++puts % 2 == 0) {\n            Thread.sleep(1);\n        }\n"
+    sub = tmp_path / "spins_beside"
+    sub.mkdir()
+    (sub / "StudentHandoff.java").write_text(src.replace(marker, spinner + slow, 1))
+    g = grader.grade("server", sub, tmp_path / "out")
+    exactly_once, efficiency = _server_tests(g)
+    assert exactly_once.score == exactly_once.max_score and not g.pending, g.report()
+    assert efficiency.score == 0, g.report()
+
+
+def test_the_kits_server_runs_are_jvms_without_the_submission(tmp_path):
+    """What keeps the judge's measurement apart from the judged, read from the commands the jail runs: every run
+    is a JVM of its own with one point, only the submission's runs have its classes on the class path, and the
+    two sides take turns. (In one JVM, the class's own threads ran beside the kit's runs.)"""
+    from types import SimpleNamespace
+
+    from grader.kinds import server
+    from handofflab import sandbox
+    rubric = grader.load_rubric("server")
+    commands = []
+
+    class Jail:
+        def run(self, cmd, timeout, stdin=None):
+            commands.append(cmd)
+            main = cmd.index("handofflab.servers.ServerBench")
+            Path(cmd[main + 1]).write_text("design,rep,efficiency,status,workers,slots\n"
+                                           f"{cmd[-1].split(':')[0]},1,0.9,ok,50,101\n")
+            return sandbox.Run(0, "", 0.1, False, False)
+
+    ctx = SimpleNamespace(rubric=rubric, tmp=tmp_path, jail=Jail())
+    _, rows = server._bench(ctx)
+    runs = int(rubric.server["runs"])
+    assert len(commands) == 3 * runs and len(rows) == 3 * runs
+    for cmd in commands:
+        main = cmd.index("handofflab.servers.ServerBench")
+        classpath = cmd[cmd.index("-cp") + 1]
+        point = cmd[main + 5:]
+        assert len(point) == 1 and cmd[main + 2] == "1", cmd   # one point, one run, per JVM
+        assert (str(tmp_path / "classes") in classpath) == ("@" in point[0]), cmd
+    assert ["@" in c[-1] for c in commands[:3]] == [True, False, True]   # yours, the kit's, yours on the full ring
+    assert [r["rep"] for r in rows] == [str(1 + i // 3) for i in range(3 * runs)]
+
+
 def _server_tests(g) -> list:
     """The server lab's TCP tests (the `server` kind), beside its public and stress tests."""
     return [t for t, spec in zip(g.tests, grader.load_rubric("server").tests) if spec.kind == "server"]
