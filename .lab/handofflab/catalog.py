@@ -10,19 +10,21 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies")
+CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "depth")
 # The checkers a class that is not a handoff takes: Lincheck checks a calendar collection list as a
 # set and a DHT process's local table (`table`) as a table; a calendar store also gets the stress
 # trials (StoreStress) and the lock probe (locks: StoreLocks, which holds one request at its commit
 # and sends another beside it); a DHT target's completion queue (`queue`) gets the reply probe
-# (replies: ReplyProbe, which plays the writer and sends each reply only when it chooses). None is a
+# (replies: ReplyProbe, which plays the writer and sends each reply only when it chooses) and the depth
+# probe (depth: DepthProbe, which holds every reply back and sees whether the service thread waits within
+# its depth, before and after idle()). None is a
 # handoff: no JPF driver, no trace spec. The lock probe takes only a store, the reply probe a queue.
 # The calendar's whole database (`database`: users, groups, calendars, events) is explored by JPF
 # (DatabaseJpfDriver) on the races of specs/CalendarEntities.tla.
 CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks", "jpf"), "table": ("lincheck",),
-                  "queue": ("replies",), "database": ("jpf",)}
-PROBE_CHECKERS = ("locks", "replies")  # the probes: each takes one kind of class, never a handoff
-JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies")  # the Java checkers CI runs (JPF only when asked for)
+                  "queue": ("replies", "depth"), "database": ("jpf",)}
+PROBE_CHECKERS = ("locks", "replies", "depth")  # the probes: each takes one kind of class, never a handoff
+JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies", "depth")  # the Java checkers CI runs (JPF only when asked for)
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection

@@ -87,6 +87,12 @@ _QUEUE = {
         "lost makes the pool smaller, and once it is dry every origin waits for ever (the spec's "
         "`DistOverwrite`). When more than q replies are in flight, wait for the oldest: never drop it; and in "
         "`idle()`, give back every buffer whose reply is out.", "kept"),
+    # the depth probe: every reply held back, within the depth, before idle() and after it
+    "violation:WaitsWithinDepth": (
+        "Failed: the service thread waited for a reply while no more than q were in flight. Waiting is right only "
+        "past the depth: up to q replies stay with the writer while the service thread reads the next request (the "
+        "paper's cure for a handler that waited 40 % of its time). If it waited only after `idle()`, look at what "
+        "`idle()` changes besides giving buffers back.", "slow"),
 }
 
 

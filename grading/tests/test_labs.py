@@ -263,6 +263,7 @@ DHT = {
     "early_release": "a buffer went back to the pool before its reply was out",
     "drops_when_full": "a buffer never came back",
     "naps_while_waiting": "waits for replies it need not wait for",
+    "resets_depth_when_idle": "completed(buffer 2) waited for a reply with 1 in flight, at depth 2, after idle()",
 }
 
 
@@ -273,7 +274,7 @@ def test_each_dht_sample_gets_its_marks_and_feedback_that_names_its_slip(tmp_pat
     scores, report = grade(tmp_path, "dht", folder)
     assert scores == _expected("dht", sample), report
     assert DHT[sample] in report, report
-    if scores[3]:  # the runs ran: the table shows each, yours and the kit's in turn
+    if scores[4]:  # the runs ran: the table shows each, yours and the kit's in turn
         assert "| 1 | yours |" in report and "| 1 | the kit's |" in report, report
     if sample in ("early_release", "drops_when_full"):  # the probe's catch is drawn as swimlanes
         assert "| # | service thread | writer |" in report, report
@@ -284,10 +285,17 @@ def test_the_dht_labs_probe_is_the_catalogs():
     catalog's Java twins of the spec's, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
     from handofflab import catalog
     cat = catalog.load()
-    like = next(t.like for t in grader.load_rubric("dht").tests if t.kind == "checker")
-    assert cat.variant(like).class_kind == "queue" and cat.variant(like).correct
-    assert {v.name: v.expected("replies") for v in cat.variants.values() if v.handoff.name == "CompletionQueue"} == {
-        "DepthQueue": "pass", "EarlyReleaseQueue": "violation:AwaitSound", "OverwriteQueue": "deadlock"}
+    checked = {c: t.like for t in grader.load_rubric("dht").tests if t.kind == "checker" for c in t.checkers}
+    assert set(checked) == {"replies", "depth"} and set(checked.values()) == {"DepthQueue"}
+    assert cat.variant("DepthQueue").class_kind == "queue" and cat.variant("DepthQueue").correct
+    queues = [v for v in cat.variants.values() if v.handoff.name == "CompletionQueue"]
+    assert {v.name: v.expected("replies") for v in queues} == {
+        "DepthQueue": "pass", "EarlyReleaseQueue": "violation:AwaitSound", "OverwriteQueue": "deadlock",
+        "IdleResetQueue": "pass"}
+    # the depth probe: pipelining by behaviour; the slip it alone sees is safe, so the reply probe passes it
+    assert {v.name: v.expected("depth") for v in queues} == {
+        "DepthQueue": "pass", "EarlyReleaseQueue": "pass", "OverwriteQueue": "pass",
+        "IdleResetQueue": "violation:WaitsWithinDepth"}
 
 
 # -- the test-writing lab -------------------------------------------------------------

@@ -46,8 +46,10 @@ def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
             assert not v.correct or v.expected("stress") == v.expected("locks") == "pass", v.name
             assert v.expected("locks") is not None, f"{v.name}: the lock probe decides every store every run"
             continue
-        if v.queue:  # a DHT completion queue: the reply probe decides it every run, each slip included
-            assert v.expected("replies") is not None and (v.expected("replies") == "pass") == v.correct, v.name
+        if v.queue:  # a DHT completion queue: the reply probe decides its safety, the depth probe its pipelining,
+            # every run; each slip is caught by one of them
+            assert v.expected("replies") is not None and v.expected("depth") is not None, v.name
+            assert (v.expected("replies") == v.expected("depth") == "pass") == v.correct, v.name
             continue
         if v.database:  # the calendar database: JPF explores every interleaving of the spec's races, each slip caught
             assert v.expected("jpf") is not None and (v.expected("jpf") == "pass") == v.correct, v.name

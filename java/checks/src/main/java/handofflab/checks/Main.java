@@ -20,7 +20,7 @@ import java.nio.file.Paths;
  * checks both; stress ({@link StoreStress}) and the lock probe ({@link StoreLocks}) the store. With
  * {@code --table}, CLASS is a DHT process's local table ({@code handofflab.dht}), checked by Lincheck
  * ({@link TableLincheck}); with {@code --queue}, a DHT target's completion queue, checked by the reply
- * probe ({@link ReplyProbe}); with {@code --database}, the calendar's whole database
+ * probe ({@link ReplyProbe}) and the depth probe ({@link DepthProbe}); with {@code --database}, the calendar's whole database
  * ({@code CalendarDatabase} or a buggy one), explored by JPF ({@link DatabaseJpfDriver}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
@@ -66,10 +66,10 @@ public final class Main {
         }
         if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
                 || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks", "jpf").contains(checker)
-                || "queue".equals(classKind) && !checker.equals("replies")
+                || "queue".equals(classKind) && !java.util.List.of("replies", "depth").contains(checker)
                 || "database".equals(classKind) && !checker.equals("jpf")) {
             usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress, locks and jpf, a "
-                    + "completion queue by replies, a calendar database by jpf; not by " + checker);
+                    + "completion queue by replies and depth, a calendar database by jpf; not by " + checker);
         }
         if (profile == null && classKind == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
@@ -88,7 +88,7 @@ public final class Main {
         } else if (v == null && "table".equals(classKind)) {
             v = TableLincheck.run(subject);
         } else if (v == null && "queue".equals(classKind)) {
-            v = ReplyProbe.run(className);
+            v = checker.equals("depth") ? DepthProbe.run(className) : ReplyProbe.run(className);
         } else if (v == null && "store".equals(classKind)) {
             v = checker.equals("stress") ? StoreStress.run(className, seconds)
                     : checker.equals("locks") ? StoreLocks.run(className)

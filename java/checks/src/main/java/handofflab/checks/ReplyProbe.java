@@ -70,19 +70,11 @@ public final class ReplyProbe {
                         + "be read into it at once");
             }
         };
-        CompletionQueue queue;
-        try {
-            queue = CompletionQueue.create(className, DEPTH, pool);
-        } catch (IllegalArgumentException e) {
-            v.verdict = "error:Initializer";
-            v.detail = e.getMessage();
+        CompletionQueue queue = create(className, DEPTH, pool, v);
+        if (queue == null) {
             return v;
         }
-        ExecutorService service = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "probe-service");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService service = serviceThread();
         Thread[] serviceThread = new Thread[1];
         service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
         int[] nextOut = {0};
@@ -171,7 +163,27 @@ public final class ReplyProbe {
         }
     }
 
-    private static boolean waitsForReply(Thread t) {
+    /** The queue under probe, or null with the verdict set to why it could not be built. */
+    static CompletionQueue create(String className, int depth, CompletionQueue.Pool pool, Verdict v) {
+        try {
+            return CompletionQueue.create(className, depth, pool);
+        } catch (IllegalArgumentException e) {
+            v.verdict = "error:Initializer";
+            v.detail = e.getMessage();
+            return null;
+        }
+    }
+
+    /** The service thread the probe drives the queue on: one daemon thread, as a target has one. */
+    static ExecutorService serviceThread() {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "probe-service");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    static boolean waitsForReply(Thread t) {
         Thread.State s = t.getState();
         if (s != Thread.State.WAITING && s != Thread.State.TIMED_WAITING) {
             return false;
