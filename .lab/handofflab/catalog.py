@@ -111,6 +111,10 @@ class Variant:
     table: str | None = None
     queue: str | None = None
     database: str | None = None
+    # What a trace claim rests on: "calls", the class's calls alone (as a submission is recorded: it logs no
+    # steps), or "steps", its calls and the steps the kit's class logs itself (a claim that says nothing about
+    # a student's class with the same bug). `./lab check trace` records each claim on what it rests on.
+    trace_from: str = "calls"
 
     @property
     def java_class(self) -> str | None:
@@ -252,8 +256,11 @@ def load(path: Path = paths.CATALOG) -> Catalog:
             name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
             bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
             check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
-            queue=v.get("queue"), database=v.get("database"),
+            queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
         )
+        if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
+            raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",
+                           "trace_from is 'calls' or 'steps', beside a trace claim")
         kinds = [k for k in ("java", *CLASS_CHECKERS) if v.get(k)]
         if len(kinds) > 1:
             raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection`, "
@@ -262,11 +269,11 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         if unchecked:
             raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
                            "check it", "a collection list and a DHT table take only a lincheck verdict; a store "
-                           "lincheck, stress, locks and jpf; a completion queue replies; a calendar database jpf")
+                           "lincheck, stress, locks and jpf; a completion queue replies and depth; a calendar database jpf")
         if v.get("java") and set(expect) & set(PROBE_CHECKERS):
             raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
-                           "the probes check one kind of class each (locks: a calendar store; replies: a DHT "
-                           "completion queue), never a handoff: remove the claim")
+                           "the probes check one kind of class each (locks: a calendar store; replies and depth: a "
+                           "DHT completion queue), never a handoff: remove the claim")
         if v.get("java"):
             variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
         if not variants[v["name"]].correct:

@@ -80,7 +80,9 @@ def check():
 @click.option("--events", type=click.IntRange(100, 1_000_000), default=None,
               help="with --stress: how much of the trial is recorded [default: tracecheck.STRESS_EVENTS, about "
                    "10 000 handoffs; TLC takes ~20 s per 40 000 events on 2 cores]")
-def check_trace(name, runs, quiet, stress, events):
+@click.option("--calls-only", is_flag=True, help="record every class's calls alone, as a submission is recorded, "
+                                                 "not the steps the kit's classes log themselves")
+def check_trace(name, runs, quiet, stress, events, calls_only):
     """Trace validation: record Java runs of every variant the catalog has a trace verdict for (or NAME)
     and let TLC decide whether each run is a behaviour of its design's spec."""
     from handofflab import tracecheck
@@ -88,7 +90,7 @@ def check_trace(name, runs, quiet, stress, events):
         if not name:
             raise LabError("--stress traces one variant's stress run", "name it: ./lab check trace NAME --stress")
         sys.exit(0 if tracecheck.report_stress(name, events or tracecheck.STRESS_EVENTS, show_traces=not quiet) else 1)
-    if not tracecheck.check(name, runs, show_traces=not quiet):
+    if not tracecheck.check(name, runs, show_traces=not quiet, calls_only=calls_only):
         sys.exit(1)
 
 

@@ -74,7 +74,7 @@ def empty_hang(hung: bool, log: list[dict]) -> bool:
 
 
 def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: str | None = None,
-                  extra_classpath: str = "") -> TraceOutcome:
+                  extra_classpath: str = "", calls_only: bool = False) -> TraceOutcome:
     """Record up to `runs` runs (sizes taken in turn from the profile's stress_sizes), have TLC judge them, one
     run per core at a time, and report the first that is no behaviour of the design."""
     if not variant.handoff.trace:
@@ -86,7 +86,7 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
         # a round of one run per core, judged side by side; the first run off the design ends the check
         # (a buggy class is usually off in its first run, and the rest would only say so again)
         while len(recorded) < runs:
-            batch = [record(variant, n + 1, sizes[n % len(sizes)], Path(tmp), java_class, extra_classpath)
+            batch = [record(variant, n + 1, sizes[n % len(sizes)], Path(tmp), java_class, extra_classpath, calls_only)
                      for n in range(len(recorded), min(runs, len(recorded) + cores))]
             recorded += batch
             judged = list(pool.map(lambda r: judge(variant.handoff.trace, r.log, r.size, Path(tmp) / f"tlc-{r.run}"),
@@ -112,13 +112,16 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
 
 
 def record(variant: catalog_mod.Variant, run: int, size: int, folder: Path, java_class: str | None = None,
-           extra_classpath: str = "") -> Recorded:
-    """One run of the class recorded by TraceRecord.java, at one size."""
+           extra_classpath: str = "", calls_only: bool = False) -> Recorded:
+    """One run of the class recorded by TraceRecord.java, at one size; `calls_only`: without the steps the kit's
+    class logs itself (RecordedHandoff.CALLS_ONLY), as a submitted class is recorded."""
     profile = catalog_mod.CheckProfile.of({**variant.handoff.check, **variant.check, "size": size},
                                           f"variant '{variant.name}'")
     verdict_file = folder / f"run-{run}.json"
-    proc = toolchain.run(javacheck.checker_command("trace", java_class or variant.java, profile, verdict_file,
-                                                   SECONDS, extra_classpath),
+    cmd = javacheck.checker_command("trace", java_class or variant.java, profile, verdict_file, SECONDS, extra_classpath)
+    if calls_only:
+        cmd.insert(1, "-Dhandofflab.trace.calls=true")
+    proc = toolchain.run(cmd,
                          f"recording {variant.name}", "run `./lab check trace NAME` alone", timeout=120, check=False)
     events = verdict_file.with_name(verdict_file.name + ".csv")
     if proc.returncode != 0 or not events.exists():
@@ -232,8 +235,11 @@ def keep(variant: catalog_mod.Variant, outcome: TraceOutcome) -> None:
         outcome.swimlane.save(OUT / f"{variant.name}.trace")
 
 
-def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, handoff: str | None = None) -> bool:
-    """Every traceable variant (or one, or a design's), against the catalog; True when all agree."""
+def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, handoff: str | None = None,
+          calls_only: bool = False) -> bool:
+    """Every traceable variant (or one, or a design's), against the catalog; True when all agree. Each claim is
+    checked on what the catalog says it rests on (trace_from): a class's calls alone, or its calls and the steps
+    the kit's class logs itself; `calls_only`: every claim on calls alone, as a submission is recorded."""
     cat = catalog_mod.load()
     chosen = [cat.variant(name)] if name else [v for v in traceable(cat) if handoff in (None, v.handoff.name)]
     if name and chosen[0] not in traceable(cat):
@@ -245,14 +251,16 @@ def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, h
         results = []
         for v in chosen:
             bar.update(task, description=f"trace: {v.name}")
-            outcome = check_variant(v, runs)
+            outcome = check_variant(v, runs, calls_only=calls_only or v.trace_from == "calls")
             results.append((v, outcome))
             bar.advance(task)
     for v, outcome in results:
         expected = v.expected("trace")
         agrees = outcome.verdict == expected
         all_agree &= agrees
-        (ok if agrees else bad)(f"{v.name}: {outcome.verdict} ({outcome.detail})"
+        rests = (", recorded from its calls alone" if calls_only or v.trace_from == "calls" else
+                 ", recorded from its calls and the steps it logs itself")
+        (ok if agrees else bad)(f"{v.name}: {outcome.verdict}{rests} ({outcome.detail})"
                                 + ("" if agrees else f" — the catalog says {expected}"))
         keep(v, outcome)
         if outcome.swimlane and show_traces:

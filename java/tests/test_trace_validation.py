@@ -30,7 +30,9 @@ def test_every_java_class_of_a_traced_design_has_a_trace_claim_or_a_reason():
     pytest.param(v, id=v.name, marks=[pytest.mark.xdist_group("source-tree")] if f"{v.name}.trace.md" in DRAWN else [])
     for v in TRACEABLE])
 def test_trace_validation_gives_the_catalogued_verdict(variant):
-    outcome = tracecheck.check_variant(variant)
+    """On what the claim rests on (catalog trace_from): calls alone, as a submission is recorded, unless the
+    catalog says the kit's class's own steps are needed."""
+    outcome = tracecheck.check_variant(variant, calls_only=variant.trace_from == "calls")
     tracecheck.keep(variant, outcome)
     assert outcome.verdict == variant.expected("trace"), (variant.name, outcome.detail)
     if outcome.verdict == "pass":
@@ -178,3 +180,24 @@ def test_an_unbounded_queues_stress_trace_stays_short_enough_for_tlc():
     stress, queue = tracecheck.check_stress(catalog.load().variant("TwoLockQueue"), tracecheck.STRESS_EVENTS)
     assert stress["verdict"] in ("pass", "incomplete") and queue.verdict == "pass", (stress, queue.detail)
     assert stress["stats"]["traced_events"] == tracecheck.STRESS_EVENTS
+
+
+def test_a_calls_only_recording_has_no_steps_of_the_class(tmp_path):
+    """-Dhandofflab.trace.calls=true records a kit class as a submission is recorded: its calls, none of the
+    steps it logs itself (NoDummyQueue's links and unlinks); without it, the steps are there."""
+    v = catalog.load().variant("NoDummyQueue")
+    size = v.profile.stress_sizes[-1] if v.profile.stress_sizes else v.profile.size
+    steps = {"link", "unlink", "set-head", "set-tail"}
+    calls = tracecheck.record(v, 1, size, tmp_path, calls_only=True)
+    full = tracecheck.record(v, 2, size, tmp_path)
+    assert calls.log and not {e["kind"] for e in calls.log} & steps
+    assert {e["kind"] for e in full.log} & steps
+
+
+def test_a_claim_on_the_kits_own_steps_is_marked_so():
+    """A trace claim that a student's class with the same bug could not meet (it logs no steps) says so."""
+    cat = catalog.load()
+    # measured with `./lab check trace --calls-only --runs 10`: each of these passed all ten runs on its calls
+    assert {v.name for v in cat.variants.values() if v.trace_from == "steps"} == {
+        "NotifyBuffer", "NoDummyQueue", "SplitSwapPht", "PipesNoBusy", "PipesEarlyFree", "MailboxEarlyFree"}
+    assert all(v.trace_from in ("calls", "steps") for v in cat.variants.values())
