@@ -198,7 +198,8 @@ class _ServeCommand(click.Command):
               help="how long a connection may take to send its request")
 @click.option("--handoff", help="pre-threaded designs: use this handoff class instead (e.g. NotifyBuffer)")
 @click.option("--bind", default="127.0.0.1", show_default=True, help="the address to listen on")
-@click.option("--backlog", type=int, default=1024, show_default=True, help="connections the kernel queues before accept")
+@click.option("--backlog", type=int, default=4096, show_default=True,
+              help="connections the kernel queues before accept (capped by net.core.somaxconn)")
 @click.option("--grace-ms", type=int, help="at Ctrl-C, how long to finish what was accepted (default: as long as "
                                              "the longest request may take, 60 s + 2 x the request timeout)")
 @click.option("--trace", is_flag=True, help="record every put and take of the handoff (pre-threaded designs); at "
