@@ -3,8 +3,8 @@ samples: correct ones in other styles (a deque, timed waits in a loop, linear pr
 marks; correct ones that are not the lab's design (a ReentrantLock with two conditions, three
 semaphores, a wrapped ArrayBlockingQueue) every correctness mark and not the design's; plausible bugs
 (one condition with signal(), a deque that takes one more than its capacity, a put that gives up when
-full, a probe step that can be 0, a table that spills over when full) their expected marks, and
-feedback that names what the counterexample shows, not a guess. Each is graded once per test run."""
+full, a take that reads its slot outside the monitor (the double take), a probe step that can be 0, a
+table that spills over when full) their expected marks, and feedback that names what the counterexample shows, not a guess. Each is graded once per test run."""
 import json
 from pathlib import Path
 
@@ -27,6 +27,7 @@ STUDENT_SET = [
     ("buffer", "timed_wait", "Passed"),
     ("buffer", "library_queue", "Not the lab's design: it never calls `Object.wait()`"),
     ("buffer", "notify_on_change", "a worker slept on beside a connection nobody took"),
+    ("buffer", "reads_outside_lock", "one connection was taken twice"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),
