@@ -25,7 +25,7 @@ REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"varian
             "server": {"check"}, "dht": {"check"}, "design": {"why"}}
 TEST_KEYS = {"name", "kind", "points", "hidden"}
 TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "dht", "hints", "answers", "test"}
-SPEC_KEYS = {"reference", "knobs"}
+SPEC_KEYS = {"reference", "knobs", "refinement", "shared"}
 SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "runs",
                "fill_workers", "fill_slots", "fill_requests"}
 SERVER_CHECKS = {"exactly-once", "efficiency"}   # the dht kind's checks too

@@ -267,6 +267,53 @@ def test_properties_that_read_the_variant_constants_are_refused(tmp_path):
     assert scores == [0] * 6 and "read `PipeBlocks`, `MarkBusy`" in report, report
 
 
+PLAIN_QUEUE = """(* --algorithm Pipes
+variables
+    status = [x \\in Workers |-> "free"], pipe = [x \\in Workers |-> <<>>], accepted = 0, taken = [v \\in Values |-> 0];
+
+fair process acceptor = Acceptor
+variables conn = Null, at = 1;
+begin
+Accept:
+    while accepted < NConns do
+        accepted := accepted + 1; conn := accepted; at := 1;
+Scan:
+        if PipeBlocks \\/ (MarkBusy /\\ ~FreeBeforeTake) then   \\* the catalog's bug constants: drop it
+            await Len(pipe[1]) < PipeCapacity;
+            pipe[1] := Append(pipe[1], conn);
+        end if;
+        conn := Null;
+    end while;
+end process;
+
+fair process worker \\in Workers
+variables got = Null;
+begin
+Ready:
+    while TRUE do
+Read:
+        await pipe[self] # <<>>;
+        got := Head(pipe[self]); pipe[self] := Tail(pipe[self]); taken[got] := taken[got] + 1;
+Serve:
+        got := Null;
+    end while;
+end process;
+end algorithm; *)"""
+
+
+def test_an_algorithm_that_is_another_design_earns_nothing(tmp_path):
+    """Issue 51's forgery: the kit's properties over a plain queue into worker 1 that drops a connection
+    exactly when the catalog's bug constants are set. Every crossing agreed (10/10); the refinement check
+    (specs/PipesRefinement.tla) sees its first write skip the busy flag, a step the design cannot take."""
+    start, end = KIT_SPEC.index("(* --algorithm"), KIT_SPEC.index("end algorithm; *)") + len("end algorithm; *)")
+    forged = re.sub(r"(BEGIN TRANSLATION[^\n]*\n).*?(\\\* END TRANSLATION)", r"\1\2",
+                    KIT_SPEC[:start] + PLAIN_QUEUE + KIT_SPEC[end:], flags=re.S)
+    scores, report = _spec(tmp_path, "plain-queue", forged)
+    assert scores == [0] * 6, report
+    assert report.count("Not the lab's design") >= 4 and "violation:StepsOfTheDesign" in report, report
+    assert "kitPc = {}" in report  # the swimlane ends on the step no control state of the kit's model explains
+
+
 def test_a_failure_of_another_kind_is_not_the_catalogued_catch(tmp_path):
     """Every property left TRUE, and a stop condition that deadlocks when a connection is lost:
     TLC fails the buggy mailboxes, but with a deadlock, not with NoLoss."""

@@ -131,7 +131,24 @@ def test_a_spec_whose_pipes_overwrite_rejects_the_harmless_slips(tmp_path):
     overwriting = KIT_SPEC.replace(WRITE, "            pipe[at] := <<conn>>;")
     scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "overwrite", overwriting))
     assert scores == [2, 2, 2, 2, 0, 0], report
-    assert "which the catalog says is correct" in report
+    # with real pipes, a write that replaces is not the design's append: the step is named
+    assert report.count("Not the lab's design") == 2 and "nothing counts until" not in report, report
+
+
+def test_a_coarser_grain_of_the_design_passes_and_a_finer_one_is_named(tmp_path):
+    """The refinement check (specs/PipesRefinement.tla) lets one label do several of the design's steps in
+    a row (the scan that writes in the same step), not half of one (a write that lets go of conn later)."""
+    bare = re.sub(r"(BEGIN TRANSLATION[^\n]*\n).*?(\\\* END TRANSLATION)", r"\1\2", KIT_SPEC, flags=re.S)
+    assert "Write:\n" in bare and "            conn := Null;\n" in bare
+    scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "coarser", bare.replace("Write:\n", "")))
+    assert scores == [2, 2, 2, 2, 1, 1], report
+    finer = bare.replace("            conn := Null;\n", "LetGo:\n            conn := Null;\n")
+    scores, report = grade(tmp_path / "f", "pipes-spec", spec(tmp_path, "finer", finer))
+    assert scores == [0] * 6 and report.count("Not the lab's design") == 6, report
+    # the starter's variables are what the check reads: one renamed is refused before TLC, with the rule
+    renamed = re.sub(r"\bgot\b", "mine", bare)
+    g = grader.grade("pipes-spec", spec(tmp_path, "renamed", renamed), tmp_path / "out-renamed")
+    assert g.score == 0 and "has no variable `got`" in g.problem, g.report()
 
 
 def test_a_spec_that_checks_nothing_earns_nothing_and_the_starter_neither(tmp_path):

@@ -1,7 +1,10 @@
 """`tlc`: TLC on a submitted TLA+ spec with one catalogued configuration per test. A test scores
-when the spec gives the catalog's verdict (the very property it names), and so do its two halves
+when the spec gives the catalog's verdict (the very property it names), so do its two halves
 crossed with the kit's spec (its properties on the kit's algorithm, the kit's properties on its
-algorithm) — under the one rule of scoring.earns."""
+algorithm), and its algorithm is the kit's design (the rubric's `refinement` module: each step,
+read on the starter's variables, is a step of the kit's model with the same constants) — under
+the one rule of scoring.earns. Without the refinement, an algorithm that is another design and
+loses a connection exactly when a bug's constants are set agreed with every crossing."""
 from __future__ import annotations
 
 import concurrent.futures
@@ -23,6 +26,8 @@ NEEDS: tuple[str, ...] = ()
 SPEC_MODULES = {"Integers", "Naturals", "Sequences", "FiniteSets"}  # what a submitted spec may EXTEND
 # (not TLC: its Print/PrintT could write lines that read as TLC's own messages)
 TRANSLATION_END = "\\* END TRANSLATION"
+REFINES = "your algorithm as the kit's design"   # the refinement run's label among the crossings
+REFINEMENT_CFG = "SPECIFICATION KitRefSpec\n{constants}\nINVARIANT StepsOfTheDesign\nCHECK_DEADLOCK FALSE\n"
 
 
 def _without_comments(text: str) -> str:
@@ -65,6 +70,13 @@ def _problem(source: Path, rubric: Rubric) -> str:
                 f"labs/{rubric.lab}/starter/{source.name} and keep its layout.")
     if TRANSLATION_END not in text:
         return f"`{source.name}` has lost its `{TRANSLATION_END}` line (keep the starter's BEGIN/END TRANSLATION)."
+    translation = _without_comments(text.split(TRANSLATION_END, 1)[0])
+    declared = set(re.findall(r"\w+", " ".join(re.findall(r"\bVARIABLES?\b([^\n]*(?:\n[ \t]+[^\n]*)*)", translation))))
+    lost = [v for v in x.get("shared", []) if v not in declared]
+    if lost:
+        return (f"`{source.name}` has no variable {', '.join(f'`{v}`' for v in lost)}: keep the starter's variables "
+                f"({', '.join(x['shared'])}), with their meaning. The grader reads your algorithm's steps on them "
+                "to check that it is the lab's design.")
     properties = text.split(TRANSLATION_END, 1)[1]
     peeking = [k for k in x.get("knobs", []) if re.search(rf"\b{re.escape(k)}\b", properties)]
     if peeking:
@@ -87,6 +99,9 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
         kit_algo, kit_props = reference.read_text().split(TRANSLATION_END, 1)
         texts["your properties on the kit's algorithm"] = kit_algo + TRANSLATION_END + props
         texts["the kit's properties on your algorithm"] = algo + TRANSLATION_END + kit_props
+    refinement = paths.SPECS / f"{rubric.spec['refinement']}.tla" if rubric.spec.get("refinement") else None
+    if refinement is not None and refinement.exists():
+        texts[REFINES] = yours
     elif any(t.hidden for t in rubric.tests):  # grading needs the crossings; only a student copy lacks the answer
         raise FileNotFoundError(f"the kit's reference spec {paths.shown(reference)} is missing: "
                                 "grading crosses the submission with it (git checkout restores it)")
@@ -97,6 +112,9 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
         (folder / source.name).write_text(text)
         shutil.copyfile(paths.SPECS / "Handoff.tla", folder / "Handoff.tla")  # the abstract spec is the kit's
         folders[label] = folder / source.name
+        if label == REFINES:  # TLC checks the kit's module, which EXTENDS the submitted one
+            shutil.copyfile(refinement, folder / refinement.name)
+            folders[label] = folder / refinement.name
     return folders
 
 
@@ -114,7 +132,7 @@ def score(ctx: Context) -> None:
     specs = _crossed(ctx.source, ctx.rubric, ctx.jail.work)
     jobs = [(cat.variant(spec.variant), label, path) for spec, _ in tests for label, path in specs.items()]
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one TLC per core
-        done = list(pool.map(lambda job: verdict(job[0], job[2], ctx.jail), jobs))
+        done = list(pool.map(lambda job: verdict(job[0], job[2], ctx.jail, refinement=job[1] == REFINES), jobs))
     submitted = ctx.tmp / f"{ctx.source.name}.submitted"
     original = submitted.read_text(errors="replace") if submitted.exists() else ""
     done = [(v, _your_lines(detail, ctx.source.read_text(errors="replace"), original, ctx.source.stem), lane)
@@ -127,7 +145,9 @@ def score(ctx: Context) -> None:
         else:
             crossed.setdefault(variant.name, {})[label] = run
     expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
-    right = {n: verdicts[n][0] == expected[n] and all(v[0] == expected[n] for v in crossed.get(n, {}).values())
+    # the refinement holds under every configuration: the kit's model has the bugs the constants switch on
+    right = {n: verdicts[n][0] == expected[n] and all(v[0] == (expected[n] if label != REFINES else "pass")
+                                                      for label, v in crossed.get(n, {}).items())
              for n in verdicts}
     every_correct_passes = all(right[n] for n in verdicts if cat.variant(n).correct)
     # a catch is a right verdict other than pass (a harmless slip, like a real pipe's missing busy
@@ -138,16 +158,22 @@ def score(ctx: Context) -> None:
     if once:  # one mistake, one message: not the same text under every configuration
         ctx.grade.problem = (ctx.grade.problem + "\n\n" if ctx.grade.problem else "") + \
             f"TLC could not check your spec (with any configuration):\n\n```text\n{errors.pop()}\n```"
+    # configurations under which the algorithm is not the kit's design: named under the tests that earn nothing for it
+    other_design = [n for n in verdicts if crossed.get(n, {}).get(REFINES, ("pass",))[0] != "pass"]
     for spec, result in tests:
         variant = cat.variant(spec.variant)
         if once:
             result.output = "Not graded: TLC could not check your spec (the error is above)."
             continue
         result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed.get(variant.name, {}),
+                                  other_design,
                                   every_correct_passes, some_bug_caught)
         if scoring.earns(expected[variant.name] == "pass", right[variant.name], every_correct_passes, some_bug_caught):
             result.score = result.max_score
         lane = verdicts[variant.name][2]
+        refines = crossed.get(variant.name, {}).get(REFINES)
+        if refines is not None and refines[0] != "pass":  # the step that is not the design's is what to read
+            lane = refines[2]
         if lane is not None:  # a caught bug's trace teaches too
             lane.title = f"your {ctx.source.name} with {variant.name}.cfg under TLC"
             result.swimlane_md = lane.markdown()
@@ -183,10 +209,24 @@ def _your_lines(detail: str, translated: str, original: str, module: str) -> str
     return re.sub(r"at line (\d+), column (\d+)", lambda m: f"at {at(m[1])}, column {m[2]}", detail)
 
 
-def _feedback(variant, expected: str, yours: tuple, crossed: dict, every_correct_passes: bool,
-              some_bug_caught: bool) -> str:
+def _feedback(variant, expected: str, yours: tuple, crossed: dict, other_design: list[str],
+              every_correct_passes: bool, some_bug_caught: bool) -> str:
     verdict_, detail = yours[0], yours[1]
     what = f"`{variant.name}.cfg` ({variant.bug if not variant.correct else 'the correct design'})"
+    refines = crossed.get(REFINES)
+    crossed = {label: run for label, run in crossed.items() if label != REFINES}
+    if refines is not None and verdict_ != "error" and refines[0] != "pass":
+        if refines[0] == "error":
+            return f"TLC could not check that your algorithm is the pipe design with {what}:\n\n```text\n{refines[1]}\n```"
+        return (f"Not the lab's design: with {what}, your algorithm takes a step the kit's pipe model cannot take "
+                "(the trace's last step, read on the starter's variables status, pipe, accepted, taken, conn, at "
+                "and got; after it `kitPc`, the kit's control states that explain your run so far, is empty). Each "
+                "step of yours must be one or a few steps of the design with the same constants: the handout's "
+                "*Grading* lists them. Properties that judge well earn nothing on another algorithm.")
+    if other_design and verdict_ != "error" and not (every_correct_passes and some_bug_caught):
+        return (f"Your spec reports {verdict_} for {what}, but with "
+                f"{', '.join(f'`{n}.cfg`' for n in other_design)} your algorithm is not the pipe design (those tests "
+                "show the step the design cannot take), and nothing counts until it is.")
     disagree = [f"{label}: {v}" + (f" ({why.strip()[:300]})" if v == "error" else "")
                 for label, (v, why, _) in crossed.items() if v != expected]
     cross = ("\n\nBut the catalog's verdict is `" + expected + "`, and swapping halves with the kit's "
@@ -219,17 +259,21 @@ def _feedback(variant, expected: str, yours: tuple, crossed: dict, every_correct
             "the catch proves nothing yet. Fix the correct designs first.")
 
 
-def verdict(variant, source: Path, jail: Jail) -> tuple[str, str, object]:
-    """(verdict, error text, swimlane) of TLC on the submitted spec with one catalogued cfg."""
+def verdict(variant, source: Path, jail: Jail, refinement: bool = False) -> tuple[str, str, object]:
+    """(verdict, error text, swimlane) of TLC on the submitted spec with one catalogued cfg; with
+    `refinement`, `source` is the kit's refinement module and the cfg keeps only the variant's constants."""
     # A folder of its own per run: the runs go in parallel, and TLC writes files beside the spec
     # (a violation's SPEC_TTrace_<seconds>.tla), which two runs in one folder can clash on.
     own = source.parent / f"run-{variant.name}"
     own.mkdir()
-    for f in (source, source.parent / "Handoff.tla"):
+    for f in source.parent.glob("*.tla"):  # the spec, Handoff.tla, and (refinement) the submitted Pipes.tla
         shutil.copyfile(f, own / f.name)
     source = own / source.name
     cfg = own / f"{variant.name}.cfg"
-    shutil.copyfile(variant.cfg_file, cfg)
+    if refinement:
+        cfg.write_text(REFINEMENT_CFG.format(constants=_constants(variant.cfg_file.read_text())))
+    else:
+        shutil.copyfile(variant.cfg_file, cfg)
     meta, tmp = own / "tlc-meta", own / "tmp"
     meta.mkdir()
     tmp.mkdir()
@@ -241,3 +285,8 @@ def verdict(variant, source: Path, jail: Jail) -> tuple[str, str, object]:
     except LabError as e:
         return "error", e.problem.replace(str(source.parent) + "/", "").replace("specs/", ""), None
     return result.verdict, "", result.trace
+
+
+def _constants(cfg: str) -> str:
+    """The CONSTANTS section of a catalogued cfg (the variant's knobs and sizes), alone."""
+    return re.search(r"^CONSTANTS\b.*?(?=^[A-Z_]+\b(?<!CONSTANTS)|\Z)", cfg, re.S | re.M)[0].strip()
