@@ -32,6 +32,7 @@ STUDENT_SET = [
     ("pht", "zero_step", "caught in a loop it never leaves"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),
     ("pht", "fifo_ring", "Not the lab's design: it never calls `SynchronizedRef.set()`"),
+    ("pht", "ring_of_slots", "put(3) belongs in slot 3"),
 ]
 
 

@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import handofflab.handoffs.SynchronizedRef;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -43,5 +47,56 @@ class StudentPhtTest {
         }
         assertEquals(put, got);
         assertFalse(got.contains(null));
+    }
+
+    /** The table the lab asks for: each put fills the first free slot of its item's probe sequence
+     *  (your slotOf, from the item's hash code), each take empties the slot it took from. One thread,
+     *  so no luck is involved; a queue under one lock that only computes slotOf fails here. */
+    @Test
+    void aPutFillsTheFirstFreeSlotOfItsProbeSequence() throws Exception {
+        StudentPht<Integer> t = new StudentPht<>(7);
+        SynchronizedRef<?>[] slots = slotsOf(t);
+        assertEquals(7, slots.length, "a table of size 7 has 7 slots");
+        // 3, 10, 17 and 24 all start at slot 3 (h1 = k mod 7): each next one must go further along its own sequence
+        for (int key : new int[] {3, 10, 17, 24, 6, 0}) {
+            int i = 0;
+            while (i < 7 && slots[t.slotOf(key, i)].get() != null) {
+                i++;
+            }
+            assertTrue(i < 7, "the first 7 probes of key " + key + " find no free slot in " + contents(slots));
+            int slot = t.slotOf(key, i);
+            t.put(key);
+            assertEquals(key, slots[slot].get(), "put(" + key + ") belongs in slot " + slot + " (slotOf(" + key + ", " + i
+                    + "), the first free slot of its probe sequence); after it the slots hold " + contents(slots));
+        }
+        List<Object> left = new ArrayList<>(contents(slots));
+        for (int n = 0; n < 6; n++) {
+            Integer got = t.take();
+            assertTrue(left.contains(got), "take() returned " + got + ", which no slot held: " + left);
+            left.set(left.indexOf(got), null);
+            assertEquals(left, contents(slots), "take() returned " + got + ": its slot must be empty, the others as they were");
+        }
+    }
+
+    /** The table's one array of SynchronizedRef slots, whatever its field is called. */
+    static SynchronizedRef<?>[] slotsOf(StudentPht<?> t) throws IllegalAccessException {
+        List<Field> fields = new ArrayList<>();
+        for (Field f : t.getClass().getDeclaredFields()) {
+            if (f.getType() == SynchronizedRef[].class) {
+                fields.add(f);
+            }
+        }
+        assertEquals(1, fields.size(), "the table keeps its items in one array of SynchronizedRef slots (the starter's "
+                + "`slots`); this class has " + fields.size());
+        fields.get(0).setAccessible(true);
+        return (SynchronizedRef<?>[]) fields.get(0).get(t);
+    }
+
+    static List<Object> contents(SynchronizedRef<?>[] slots) {
+        List<Object> held = new ArrayList<>();
+        for (SynchronizedRef<?> slot : slots) {
+            held.add(slot.get());
+        }
+        return held;
     }
 }
