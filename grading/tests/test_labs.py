@@ -149,6 +149,10 @@ def test_a_coarser_grain_of_the_design_passes_and_a_finer_one_is_named(tmp_path)
     renamed = re.sub(r"\bgot\b", "mine", bare)
     g = grader.grade("pipes-spec", spec(tmp_path, "renamed", renamed), tmp_path / "out-renamed")
     assert g.score == 0 and "has no variable `got`" in g.problem, g.report()
+    # the refinement module extends the submission: a name it defines is refused, named, before TLC
+    clash = bare.replace("Finished ==", "kitPc == 0\nFinished ==")
+    g = grader.grade("pipes-spec", spec(tmp_path, "clash", clash), tmp_path / "out-clash")
+    assert g.score == 0 and "uses `kitPc`" in g.problem, g.report()
 
 
 def test_a_spec_that_checks_nothing_earns_nothing_and_the_starter_neither(tmp_path):

@@ -77,6 +77,15 @@ def _problem(source: Path, rubric: Rubric) -> str:
         return (f"`{source.name}` has no variable {', '.join(f'`{v}`' for v in lost)}: keep the starter's variables "
                 f"({', '.join(x['shared'])}), with their meaning. The grader reads your algorithm's steps on them "
                 "to check that it is the lab's design.")
+    refinement = paths.SPECS / f"{x['refinement']}.tla" if x.get("refinement") else None
+    if refinement is not None and refinement.exists():  # it EXTENDS the submission: one name, two meanings
+        kit_names = set(re.findall(r"^(?:RECURSIVE\s+)?(\w+)\s*(?:\([^)]*\))?\s*==", refinement.read_text(), re.M))
+        kit_names |= set(re.findall(r"^VARIABLES?\s+(\w+)", refinement.read_text(), re.M))
+        code = _without_comments(text)
+        clash = sorted(n for n in kit_names if re.search(rf"\b{n}\b", code))
+        if clash:
+            return (f"`{source.name}` uses {', '.join(f'`{n}`' for n in clash)}: the grader's check that your "
+                    f"algorithm is the design extends your module and defines these names itself. Rename yours (they are the kit's, none is a name of the lab).")
     properties = text.split(TRANSLATION_END, 1)[1]
     peeking = [k for k in x.get("knobs", []) if re.search(rf"\b{re.escape(k)}\b", properties)]
     if peeking:
@@ -90,7 +99,8 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
     """The submitted spec, and its two halves each put beside the other half of the kit's own
     spec (its algorithm above the translation's end, its properties below): the submission's
     properties must judge the kit's algorithm as the catalog says, and the kit's properties
-    the submission's algorithm. Each in a folder of its own, with only Handoff.tla beside it."""
+    the submission's algorithm; and the submission under the kit's refinement module, which extends
+    it. Each in a folder of its own, with only Handoff.tla (and that module) beside it."""
     reference = paths.SPECS / f"{rubric.spec['reference']}.tla"
     yours = source.read_text(errors="replace")
     texts = {"your spec": yours}
@@ -99,12 +109,15 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
         kit_algo, kit_props = reference.read_text().split(TRANSLATION_END, 1)
         texts["your properties on the kit's algorithm"] = kit_algo + TRANSLATION_END + props
         texts["the kit's properties on your algorithm"] = algo + TRANSLATION_END + kit_props
-    refinement = paths.SPECS / f"{rubric.spec['refinement']}.tla" if rubric.spec.get("refinement") else None
-    if refinement is not None and refinement.exists():
-        texts[REFINES] = yours
     elif any(t.hidden for t in rubric.tests):  # grading needs the crossings; only a student copy lacks the answer
         raise FileNotFoundError(f"the kit's reference spec {paths.shown(reference)} is missing: "
                                 "grading crosses the submission with it (git checkout restores it)")
+    refinement = paths.SPECS / f"{rubric.spec['refinement']}.tla" if rubric.spec.get("refinement") else None
+    if refinement is not None and refinement.exists():
+        texts[REFINES] = yours
+    elif refinement is not None and any(t.hidden for t in rubric.tests):  # likewise: a student copy lacks it
+        raise FileNotFoundError(f"the kit's refinement module {paths.shown(refinement)} is missing: grading checks "
+                                "that the submitted algorithm is the design with it (git checkout restores it)")
     folders = {}
     for i, (label, text) in enumerate(texts.items()):
         folder = work / f"tlc-{i}"
