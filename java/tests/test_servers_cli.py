@@ -57,6 +57,48 @@ def test_a_client_against_a_served_design_is_exactly_once():
     assert server.returncode == 0 and "stopped cleanly: accepted 200, served 200, problems: none" in out
 
 
+def test_sigterm_with_clients_in_the_kernels_queue_names_them(tmp_path):
+    """Issue 50: SIGTERM while connections waited in the kernel's accept queue. A LockedAccept server
+    once served 51 clients, reset 90 that had connected and sent a request, and said "stopped cleanly".
+    Now what its one busy worker does not take within half the grace is refused by the server, counted,
+    and named; each client's own outcome agrees with the ledger; the exit code says it did not drain."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(servers.java_command("handofflab.servers.ServerMain",
+                                                   ["LockedAccept", "--port", str(port), "--workers", "1",
+                                                    "--delay-ms", "400", "--grace-ms", "2000"]),
+                              stdout=subprocess.PIPE, text=True)
+    clients = []
+    try:
+        assert "serving LockedAccept on 127.0.0.1:" in server.stdout.readline()
+        for i in range(10):
+            c = socket.create_connection(("127.0.0.1", port))
+            c.sendall(f"{i}\n".encode())
+            clients.append(c)
+    finally:
+        server.send_signal(signal.SIGTERM)
+    served = refused = 0
+    for c in clients:
+        c.settimeout(60)
+        got = b""
+        try:
+            while len(got) < 4000:
+                chunk = c.recv(4000 - len(got))
+                if not chunk:
+                    break
+                got += chunk
+        except ConnectionResetError:
+            pass
+        c.close()
+        served, refused = (served + 1, refused) if len(got) == 4000 else (served, refused + 1)
+    out, _ = server.communicate(timeout=60)
+    assert server.returncode == 1 and "stopped WITHOUT draining" in out, out
+    assert f"{refused} connection(s) waiting in the kernel's queue were refused" in out, (served, refused, out)
+    assert f"accepted 10, served {served}, problems: refused at shutdown {refused}" in out, (served, refused, out)
+    assert refused >= 5, out  # one thread at 400 ms a request takes at most 4 in the 1 s it is given
+
+
 def test_the_client_names_a_missing_server_and_bad_numbers():
     run = _lab("client", "127.0.0.1", "1", "1", "1")
     assert run.returncode == 1 and "is a server running?" in run.stdout

@@ -42,7 +42,11 @@ public final class ServerMain {
             try {
                 boolean drained = server.shutdown(graceMs);
                 long unaccounted = server.stats().unaccounted();
-                String why = !drained ? lost(server)
+                long refused = server.stats().count(ServerStats.Problem.REFUSED_AT_SHUTDOWN);
+                String why = refused > 0 ? refused + " connection(s) waiting in the kernel's queue were refused: no worker "
+                        + "took them within half the grace (a longer --grace-ms, or more workers)"
+                        + (drained ? "" : "; and " + lost(server))
+                        : !drained ? lost(server)
                         : unaccounted != 0 ? unaccounted + " accepted connection(s) were neither served nor counted as a problem"
                         : "";
                 System.out.println((why.isEmpty() ? "stopped cleanly: " : "stopped WITHOUT draining: " + why + "; ")

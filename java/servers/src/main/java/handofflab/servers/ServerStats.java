@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class ServerStats {
 
     /**
-     * The ways a connection can go wrong; each is counted, none stops the server. The first six end
+     * The ways a connection can go wrong; each is counted, none stops the server. The first seven end
      * an accepted connection unserved (so accepted = served + those, once the server has drained);
      * the others count events of another kind.
      */
@@ -22,6 +22,9 @@ public final class ServerStats {
         RESET(true, "reset: the client reset or closed the connection before it read the reply"),
         EXHAUSTED(true, "exhausted: the server ran out of a resource (file descriptors, threads, memory) while "
                 + "serving it; it serves again once the pressure ends"),
+        REFUSED_AT_SHUTDOWN(true, "refused at shutdown: the client connected, but the server was stopping and no "
+                + "worker took the connection within half the grace (a longer --grace-ms, or more workers); it was "
+                + "closed unread: the server's refusal, not the client's fault"),
         DUPLICATE(false, "duplicate: a worker got a connection another worker already served (the handoff duplicated it)"),
         INVENTED(false, "invented: a worker took null from the handoff, a connection nobody put"),
         HANDOFF_FAILED(false, "handoff failed: put or take threw an exception (the worker or acceptor stopped)"),

@@ -10,6 +10,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -27,6 +30,7 @@ public abstract class TcpServer {
     protected final ServerStats stats = new ServerStats();
     private final ServerSocket listener;
     private volatile boolean stopping;
+    private volatile boolean sweeping;  // shutdown's last phase: what is still queued is refused, not served
 
     protected TcpServer(ServerConfig config) throws IOException {
         config.validate();
@@ -56,15 +60,83 @@ public abstract class TcpServer {
      */
     protected abstract boolean drain(long deadlineNanos) throws InterruptedException;
 
-    /** Stops accepting and serves what was accepted, within {@code graceMs}. False: it could not. */
+    /**
+     * Stops accepting and serves what was accepted, within {@code graceMs}. False: it could not.
+     *
+     * <p>Connections the kernel completed but no thread had accepted yet are clients that connected and
+     * may have sent their request; closing the listener would reset them unseen (a LockedAccept server
+     * once served 51, reset 90 such clients and reported "stopped cleanly"). So, before it closes: the
+     * design's threads get up to half the grace to accept as many as were queued when the stop began
+     * (Linux tells the queue's length; the queue is first in, first out), and they are served like the
+     * rest; then this thread accepts what is left, closes each unread and counts it as {@code
+     * REFUSED_AT_SHUTDOWN}, until the queue stays empty for {@link #SWEEP_MS} or the grace ends. Every
+     * connection a client made is then in the ledger, as served or as refused by the server.
+     */
     public final boolean shutdown(long graceMs) throws InterruptedException {
+        long deadline = System.nanoTime() + graceMs * 1_000_000;
         stopping = true;
+        long queued = kernelQueue(port());
+        long acceptedAtStop = stats.accepted();
+        long acceptBy = System.nanoTime() + graceMs * 500_000;
+        while (queued > 0 && stats.accepted() - acceptedAtStop < queued && System.nanoTime() < acceptBy) {
+            Thread.sleep(5);
+        }
+        sweeping = true;  // from here a design's thread that still accepts refuses what it gets, and stops
+        try {
+            listener.setSoTimeout(SWEEP_MS);  // the design's threads' next accepts time out too, and stop
+            while (System.nanoTime() < deadline) {
+                refuse(listener.accept());
+            }
+        } catch (IOException e) {
+            // SocketTimeoutException: the queue stayed empty; any other: the listener is unusable, close it
+        }
         try {
             listener.close();
         } catch (IOException e) {
             // closing a listener only fails when it is already closed
         }
-        return drain(System.nanoTime() + graceMs * 1_000_000);
+        return drain(deadline);
+    }
+
+    /** A connection accepted in the shutdown's sweep: counted in the ledger, reset unread. */
+    private void refuse(Socket s) {
+        stats.countAccepted();
+        stats.problem(ServerStats.Problem.REFUSED_AT_SHUTDOWN);
+        try {
+            s.setSoLinger(true, 0);  // a reset now, not a reply the client would wait for
+            s.close();
+        } catch (IOException e) {
+            // already gone: it is counted all the same
+        }
+    }
+
+    /** How long the queue must stay empty before the listener closes at shutdown. */
+    static final int SWEEP_MS = 50;
+
+    /**
+     * How many connections wait in the kernel's accept queue of the socket listening on {@code port}:
+     * on Linux, the LISTEN socket's rx_queue in /proc/net/tcp and tcp6 is that queue's length. -1 where
+     * it cannot be read (another system); the shutdown then goes straight to its sweep.
+     */
+    static long kernelQueue(int port) {
+        String hexPort = String.format(":%04X", port);
+        long found = -1;
+        for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(Path.of(table));
+            } catch (IOException | RuntimeException e) {
+                continue;
+            }
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                // sl local_address rem_address st tx_queue:rx_queue ...; st 0A is LISTEN
+                if (f.length > 4 && f[1].endsWith(hexPort) && f[3].equals("0A")) {
+                    found = Math.max(found, 0) + Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16);
+                }
+            }
+        }
+        return found;
     }
 
     public final int port() {
@@ -88,8 +160,14 @@ public abstract class TcpServer {
         while (true) {
             try {
                 Socket s = listener.accept();
+                if (sweeping) {
+                    refuse(s);
+                    return null;
+                }
                 stats.countAccepted();
                 return s;
+            } catch (SocketTimeoutException e) {
+                return null;  // only in the shutdown's sweep, which set the timeout
             } catch (SocketException e) {
                 if (stopping) {
                     return null;
