@@ -40,6 +40,7 @@ _QUOTED = re.compile(r'"(?:\\.|[^"\\])*"')
 # monitor came from: straight from a static field or a class literal, or through a local, a field of the
 # submission's own, or a method of its own that returns one. (A lock smuggled further, through an array or a
 # collection, is not followed: the grader's rerun of the kit's own class still names the blocked check.)
+_SYNCHRONIZED_FLAG = re.compile(r"^\s+flags: .*\bACC_SYNCHRONIZED\b")   # a method's flags, before its Code:
 _METHOD = re.compile(r"^  (?:[\w$.<>\[\],? ]+ )?([\w$<>]+)\(.*\)(?: throws .*)?;$")
 _CODE = re.compile(r"^\s+\d+: (\w+)\s*(?:(\d+)\s*$|#\d+(?:,\s*\d+)?\s+// (\w+) (.+))?")
 
@@ -117,6 +118,7 @@ class ClassFile:
     annotated: list[str] = field(default_factory=list)     # classes named in annotation values (class, enum)
     timed_wait: bool = False   # calls wait(ms) or wait(ms, ns)
     monitors: list[str] = field(default_factory=list)      # where each monitor came from ("field:o/w/N.f", "class:o/w/N", …)
+    locked: list[str] = field(default_factory=list)        # methods that run under the object's own lock (synchronized, or on this)
     # what the submission's own fields and methods may hold or return ("field:…" or "call:…" -> an origin)
     origins: dict[str, str] = field(default_factory=dict)
 
@@ -148,6 +150,8 @@ def parse_javap(text: str) -> list[ClassFile]:
             found[-1].super = m.group(1)
         elif m := _METHOD.match(line):
             method, code = m.group(1), None
+        elif method and code is None and _SYNCHRONIZED_FLAG.match(line):
+            found[-1].locked.append(method)
         elif line.strip() == "Code:":
             code = _Code(found[-1], method)
         elif code is not None and (m := _CODE.match(line)):
@@ -170,6 +174,8 @@ class _Code:
 
     def __init__(self, cls: ClassFile, method: str):
         self.cls, self.method, self.top, self.locals, self.duped = cls, method, "", {}, False
+        self.this_on_top = False   # `this` (local 0) on top of the stack, through dup and a kept copy
+        self.this_locals: set[str] = set()   # other locals that hold `this`
 
     def _qualified(self, ref: str) -> str:
         name = ref.split(":")[0]
@@ -178,6 +184,15 @@ class _Code:
     def step(self, op: str, index: str | None, kind: str | None, ref: str | None) -> None:
         local = index or (op.rpartition("_")[2] if op[:6] in ("astore", "aload_") and "_" in op else "")
         top, duped, self.duped = self.top, self.duped, op == "dup"
+        this_on_top = self.this_on_top
+        if op.startswith("astore"):
+            self.this_locals.discard(local)
+            if this_on_top:
+                self.this_locals.add(local)   # `Object lock = this;` keeps `this` in a local
+        self.this_on_top = (op.startswith("aload") and (local == "0" or local in self.this_locals)) or (
+            this_on_top and (op in ("dup", "checkcast") or (op.startswith("astore") and duped)))
+        if op == "monitorenter" and this_on_top:
+            self.cls.locked.append(self.method)
         if op in ("getstatic", "getfield") and ref:
             self.top = "field:" + self._qualified(ref)
         elif op == "ldc" and kind == "class" and ref:

@@ -19,7 +19,7 @@ KIND_KEYS = {
     "mutants": {"handoff"},                    # the submitted tests against one of the kit's handoffs
     "server": {"check", "target"},             # the submitted handoff in the kit's server, under load
     "dht": {"check", "target"},                # the submitted completion queue in the kit's DHT, p processes
-    "design": {"calls", "avoid", "why"},       # the lab's design, read from the bytecode (grader/kinds/design.py)
+    "design": {"calls", "avoid", "unlocked", "why"},       # the lab's design, read from the bytecode (grader/kinds/design.py)
 }
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
             "server": {"check"}, "dht": {"check"}, "design": {"why"}}
@@ -51,6 +51,7 @@ class TestSpec:
     target: float = 0.0
     calls: tuple[str, ...] = ()   # design: what the design calls ("owner.name", alternatives joined by "|")
     avoid: tuple[str, ...] = ()   # design: class-name prefixes the design does without
+    unlocked: tuple[str, ...] = ()  # design: methods not run under one lock (not synchronized, no lock on this)
     why: str = ""                 # design: what the lab asks for, said when it is missing
 
 
@@ -143,7 +144,7 @@ def _test(t: dict, i: int, fail) -> TestSpec:
     if missing:
         fail(f"test {i} ('{t.get('name', '?')}') lacks {', '.join(sorted(missing))}",
              f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
-    if kind == "design" and not (t.get("calls") or t.get("avoid")):
+    if kind == "design" and not (t.get("calls") or t.get("avoid") or t.get("unlocked")):
         fail(f"test {i} ('{t['name']}'): a design test names what the design calls or avoids",
              'calls = ["java/lang/Object.wait"], avoid = ["java/util/concurrent/"]')
     if kind in ("server", "dht") and t["check"] not in SERVER_CHECKS:
@@ -157,7 +158,8 @@ def _test(t: dict, i: int, fail) -> TestSpec:
                     method=t.get("method", ""), checkers=tuple([checkers] if isinstance(checkers, str) else checkers),
                     like=t.get("like"), seconds=t.get("seconds"), variant=t.get("variant", ""),
                     handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)),
-                    calls=tuple(t.get("calls", ())), avoid=tuple(t.get("avoid", ())), why=t.get("why", ""))
+                    calls=tuple(t.get("calls", ())), avoid=tuple(t.get("avoid", ())),
+                    unlocked=tuple(t.get("unlocked", ())), why=t.get("why", ""))
 
 
 def _closed(table, allowed: set[str], what: str, fail) -> None:

@@ -33,6 +33,7 @@ STUDENT_SET = [
     ("pht", "spills_when_full", "a put that returns while every slot is full"),
     ("pht", "fifo_ring", "Not the lab's design: it never calls `SynchronizedRef.set()`"),
     ("pht", "ring_of_slots", "put(3) belongs in slot 3"),
+    ("pht", "one_lock_table", "`put()` and `take()` run under the object's own lock"),
 ]
 
 

@@ -5,7 +5,9 @@ a grade says what the student built, not only that it is exactly-once.
 
 A test names what the design calls (`calls`: each entry "owner.name", or alternatives joined by "|"; a
 java/lang/Object method is also met when the submission's own class is the receiver, as javac writes an
-inherited call) and what it must not use (`avoid`: class-name prefixes), and says why (`why`)."""
+inherited call), what it must not use (`avoid`: class-name prefixes), which methods must not run under one
+lock (`unlocked`: neither `synchronized` nor a `synchronized (this)` block; a lock of their own around a count
+is fine), and says why (`why`)."""
 from __future__ import annotations
 
 from grader.context import Context
@@ -32,12 +34,15 @@ def score(ctx: Context) -> None:
     for spec, result in ctx.tests(KIND):
         missing = [e for e in spec.calls if not any(called(alt) for alt in e.split("|"))]
         avoided = sorted({n for n in named for prefix in spec.avoid if n.startswith(prefix) and n not in own})
-        if not missing and not avoided:
+        locked = [m for m in spec.unlocked if any(m in c.locked for c in classes)]
+        if not missing and not avoided and not locked:
             result.score = result.max_score
             result.output = "Passed: the lab's design."
             continue
         said = [f"it never calls {' or '.join(f'`{_shown(a)}`' for a in e.split('|'))}" for e in missing]
         said += [f"it uses {', '.join(f'`{_shown(n)}`' for n in avoided[:5])}"] if avoided else []
+        said += [f"{' and '.join(f'`{m}()`' for m in locked)} run{'s' if len(locked) == 1 else ''} under the object's "
+                 "own lock (`synchronized`, or a block on `this`), one lock around the whole table"] if locked else []
         result.output = (f"Not the lab's design: {'; '.join(said)}. {spec.why} Your other marks say whether the "
                          "class is correct; this one says whether it is what the lab asks you to build.")
 
