@@ -405,6 +405,22 @@ def test_a_stress_run_that_finishes_no_trial_is_never_a_pass(tmp_path, monkeypat
     assert ("too slow for the stress check" in g.tests[0].output) == kit_finishes, g.tests[0].output
 
 
+def test_a_stress_run_starved_by_other_work_is_pending_and_a_slow_or_greedy_class_is_not():
+    """Who kept a stress run from finishing a trial: its threads waited for a core longer than they ran while the
+    checker's JVM used little of the machine (other work took the cores: pending); a class that sleeps is never
+    waiting for a core (its own slowness: a failure); one whose own threads eat every core starved itself."""
+    from grader.kinds import checker as checker_kind
+
+    def stats(ran, waited, cpu, wall=10.0, cores=2):
+        return {"stats": {"trial_cpu_s": ran, "trial_runqueue_s": waited, "process_cpu_s": cpu, "wall_s": wall,
+                          "cores": cores}}
+    assert checker_kind._starved(stats(ran=5.0, waited=16.8, cpu=12.6))         # measured beside 5 busy loops
+    assert not checker_kind._starved(stats(ran=0.3, waited=0.01, cpu=1.0))      # a put that sleeps 1 ms
+    assert not checker_kind._starved(stats(ran=5.0, waited=12.0, cpu=19.5))     # its own spinning threads
+    assert not checker_kind._starved(stats(ran=0, waited=0, cpu=0))             # not Linux: not known, not pending
+    assert not checker_kind._starved({})
+
+
 def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):
     """The server lab's baseline ran in the submission's JVM (issue 51): a handoff whose own threads spin and
     allocate whenever it is idle, i.e. while the kit's MonitorBuffer runs beside it, dropped the kit to 0.3

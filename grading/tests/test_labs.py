@@ -232,7 +232,15 @@ def test_both_timed_labs_compare_fastest_with_fastest_and_retry_only_a_clean_sho
 
 
 def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
-    scores, report = grade(tmp_path, "server", SAMPLES / "server" / "spinning")
+    # A spinning class needs the CPU: on a machine busy with other work its stress run can finish no trial while
+    # its threads wait for a core, and that is "not graded, regrade" (a CI run saw it), so regrade as an
+    # instructor would, at most three times; a grade is then the one a machine with cores to give gives.
+    for attempt in range(3):
+        g = grader.grade("server", SAMPLES / "server" / "spinning", tmp_path / f"out-{attempt}")
+        if not g.pending:
+            break
+    assert not g.pending, g.report()
+    scores, report = [t.score for t in g.tests], g.report()
     assert scores == _expected("server", "spinning"), report
     assert "or spin?" in report and "in 6 runs" in report and "| 6 |" in report  # failed only after 3 more
 

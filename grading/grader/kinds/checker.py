@@ -137,15 +137,35 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
             f"Not graded: the {checker} check ran past {budgets.TEST_SECONDS} s and then {2 * budgets.TEST_SECONDS} s without a "
             f"verdict, and so did the kit's own {like.java_class} checked the same way: the grading machine was too busy. "
             f"Your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
-    if kit:
+    if kit and not _starved(verdict):
         return {}, (f"Your {cls.rpartition('.')[2]} is too slow for the {checker} check: it finished no trial, twice "
                     f"(the second time with {2 * seconds:g} s): {verdict['detail']}. The kit's {like.java_class}, "
                     f"checked the same way right after, finished its trials in {kit:.0f} s. A handoff passes each "
                     "connection in microseconds: look for a sleep, a timed wait that always runs out, or a spin.")
+    if kit:  # the kit's class finished, yet this one's threads were kept off the CPU by other work
+        st = verdict.get("stats", {})
+        return {"pending": True}, (
+            f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
+            f"{verdict['detail']}. Your class needs the CPU (it handed over {st.get('handoffs', '?')} connections "
+            f"with none twice), and its threads waited {st.get('trial_runqueue_s', 0):.1f} s for a core against "
+            f"{st.get('trial_cpu_s', 0):.1f} s on one, while the whole check used {st.get('process_cpu_s', 0):.1f} s "
+            f"of CPU in {st.get('wall_s', 0):.1f} s on {st.get('cores', '?')} cores: other work on the grading machine "
+            "took them. Your instructor will regrade.")
     return {"pending": True}, (
         f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
         f"{verdict['detail']}, and the kit's own {like.java_class} could not finish either: the grading machine was "
         "too busy. Your instructor will regrade.")
+
+
+def _starved(verdict: dict) -> bool:
+    """Whether a stress run that finished no trial was starved by other work on the machine, not slow by itself:
+    its trial threads waited for a CPU longer than they ran on one (Linux's schedstat), and the checker's JVM
+    as a whole used under three quarters of the machine's cores. A class that sleeps or waits is not runnable,
+    so it is never starved; one that eats the cores with threads of its own used them itself."""
+    st = verdict.get("stats", {})
+    ran, waited = st.get("trial_cpu_s", 0), st.get("trial_runqueue_s", 0)
+    cpu, wall, cores = st.get("process_cpu_s", 0), st.get("wall_s", 0), st.get("cores", 0)
+    return bool(ran and wall and cores) and waited > ran and cpu < 0.75 * cores * wall
 
 
 # Lincheck's model checker lets a timed wait return at any moment, so a correct `while (full) wait(100);` is a

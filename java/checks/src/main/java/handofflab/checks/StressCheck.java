@@ -64,6 +64,8 @@ public final class StressCheck {
             TwoWaitingWorkers.probe(name, shapes[shapes.length - 1][1], v);
         }
         long deadline = System.nanoTime() + (long) (seconds * 1e9);  // the trials' own seconds, after the probe
+        long wallStart = System.nanoTime(), cpuStart = processCpuNanos();
+        long[] sched = new long[2];  // the trial threads' time on a CPU, and runnable but waiting for one (ns)
         int trials = 0, cut = 0;
         long moved = 0;
         while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
@@ -73,6 +75,8 @@ public final class StressCheck {
             Trial t = new Trial(name, shape[0], shape[1], traced ? maxEvents : 0,
                     traced && !profile.bounded ? TRACED_WINDOW : 0);
             t.run(deadline, v);
+            sched[0] += t.ran.get();
+            sched[1] += t.waited.get();
             if (traced) {
                 RecordedHandoff<Integer> recorder = t.recorder;
                 recorder.stop();
@@ -101,6 +105,14 @@ public final class StressCheck {
         v.stats.put("cut", cut);
         v.stats.put("handoffs", moved);
         v.stats.put("seconds", seconds);
+        // Who kept the trials short, when none finished: the trial threads' CPU and run-queue time (Linux
+        // schedstat; 0 elsewhere) and the whole JVM's CPU against the wall clock. Threads that waited for a CPU
+        // more than they ran, in a JVM that did not itself use the machine's cores, were starved by other work.
+        v.stats.put("trial_cpu_s", sched[0] / 1e9);
+        v.stats.put("trial_runqueue_s", sched[1] / 1e9);
+        v.stats.put("process_cpu_s", (processCpuNanos() - cpuStart) / 1e9);
+        v.stats.put("wall_s", (System.nanoTime() - wallStart) / 1e9);
+        v.stats.put("cores", Runtime.getRuntime().availableProcessors());
         if (v.verdict.equals("pass") && trials == 0) {
             // Not a verdict: on a busy machine (or a very slow handoff) no trial finished in time.
             v.verdict = "incomplete";
@@ -113,11 +125,18 @@ public final class StressCheck {
         return v;
     }
 
+    static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean
+                ? ((com.sun.management.OperatingSystemMXBean) os).getProcessCpuTime() : 0;
+    }
+
     /** One run of PER_TRIAL connections through a fresh handoff. */
     private static final class Trial {
         final Handoff<Integer> handoff;
         final RecordedHandoff<Integer> recorder;  // the handoff itself, recorded, in the traced trial; else null
         final AtomicLong taken = new AtomicLong();
+        final AtomicLong ran = new AtomicLong(), waited = new AtomicLong();  // schedstat of its threads, at their end
         boolean cut;  // stopped at the budget before every connection was taken
         final AtomicLong seq = new AtomicLong();
         final String[][] log = new String[LOG][];
@@ -213,6 +232,21 @@ public final class StressCheck {
             for (Thread t : threads) {
                 t.interrupt();
             }
+            for (Thread t : threads) {
+                t.join(200);  // each adds its schedstat as it ends; one stuck in the class adds nothing
+            }
+        }
+
+        /** Adds the calling thread's time on a CPU and waiting for one (Linux: /proc/thread-self/schedstat). */
+        void countSchedule() {
+            try {
+                String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/schedstat")).trim()
+                        .split("\\s+");
+                ran.addAndGet(Long.parseLong(f[0]));
+                waited.addAndGet(Long.parseLong(f[1]));
+            } catch (java.io.IOException | RuntimeException e) {
+                // not Linux: nothing to add, and the grader reads the zeros as "not known"
+            }
         }
 
         boolean allParked() {  // an acceptor that has put all it had has ended; a worker ends only by throwing
@@ -246,6 +280,8 @@ public final class StressCheck {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException | Error e) {
                 threw(me, "put", e);
+            } finally {
+                countSchedule();
             }
         }
 
@@ -280,6 +316,8 @@ public final class StressCheck {
                 Thread.currentThread().interrupt();
             } catch (RuntimeException | Error e) {
                 threw(me, "take", e);
+            } finally {
+                countSchedule();
             }
         }
 
