@@ -414,8 +414,10 @@ def test_a_stress_run_starved_by_other_work_is_pending_and_a_slow_or_greedy_clas
     def stats(ran, waited, cpu, wall=10.0, cores=2):
         return {"stats": {"trial_cpu_s": ran, "trial_runqueue_s": waited, "process_cpu_s": cpu, "wall_s": wall,
                           "cores": cores}}
-    assert checker_kind._starved(stats(ran=5.0, waited=16.8, cpu=12.6))         # measured beside 5 busy loops
+    assert checker_kind._starved(stats(ran=5.0, waited=16.8, cpu=12.6, wall=11.2))  # measured beside 5 busy loops
     assert not checker_kind._starved(stats(ran=0.3, waited=0.01, cpu=1.0))      # a put that sleeps 1 ms
+    assert not checker_kind._starved(stats(ran=0.2, waited=0.4, cpu=0.3, wall=1.5))  # the same, in a CI run
+    assert not checker_kind._starved(stats(ran=0.5, waited=0.8, cpu=0.9, wall=7.0))  # a put that naps, in CI
     assert not checker_kind._starved(stats(ran=5.0, waited=12.0, cpu=19.5))     # its own spinning threads
     assert not checker_kind._starved(stats(ran=0, waited=0, cpu=0))             # not Linux: not known, not pending
     assert not checker_kind._starved({})
