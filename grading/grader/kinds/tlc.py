@@ -77,10 +77,11 @@ def _problem(source: Path, rubric: Rubric) -> str:
         return (f"`{source.name}` has no variable {', '.join(f'`{v}`' for v in lost)}: keep the starter's variables "
                 f"({', '.join(x['shared'])}), with their meaning. The grader reads your algorithm's steps on them "
                 "to check that it is the lab's design.")
-    refinement = paths.SPECS / f"{x['refinement']}.tla" if x.get("refinement") else None
+    refinement = _refinement(rubric)
     if refinement is not None and refinement.exists():  # it EXTENDS the submission: one name, two meanings
-        kit_names = set(re.findall(r"^(?:RECURSIVE\s+)?(\w+)\s*(?:\([^)]*\))?\s*==", refinement.read_text(), re.M))
-        kit_names |= set(re.findall(r"^VARIABLES?\s+(\w+)", refinement.read_text(), re.M))
+        module = refinement.read_text()
+        kit_names = set(re.findall(r"^(?:RECURSIVE\s+)?(\w+)\s*(?:\([^)]*\))?\s*==", module, re.M))
+        kit_names |= set(re.findall(r"^VARIABLES?\s+(\w+)", module, re.M))
         code = _without_comments(text)
         clash = sorted(n for n in kit_names if re.search(rf"\b{n}\b", code))
         if clash:
@@ -93,6 +94,12 @@ def _problem(source: Path, rubric: Rubric) -> str:
                 "those constants say which variant TLC checks. A property must judge what happens "
                 "(accepted, taken, the pipes), not which design it is told it is looking at.")
     return ""
+
+
+def _refinement(rubric: Rubric) -> Path | None:
+    """The kit's refinement module the rubric names (specs/<refinement>.tla), or None."""
+    name = rubric.spec.get("refinement")
+    return paths.SPECS / f"{name}.tla" if name else None
 
 
 def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
@@ -112,7 +119,7 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
     elif any(t.hidden for t in rubric.tests):  # grading needs the crossings; only a student copy lacks the answer
         raise FileNotFoundError(f"the kit's reference spec {paths.shown(reference)} is missing: "
                                 "grading crosses the submission with it (git checkout restores it)")
-    refinement = paths.SPECS / f"{rubric.spec['refinement']}.tla" if rubric.spec.get("refinement") else None
+    refinement = _refinement(rubric)
     if refinement is not None and refinement.exists():
         texts[REFINES] = yours
     elif refinement is not None and any(t.hidden for t in rubric.tests):  # likewise: a student copy lacks it
