@@ -63,8 +63,12 @@ def sandbox_processes():
     gradings another process runs at the same time)."""
     from handofflab import sandbox
     assert sandbox.ISSUED, "no grading ran in this process: there is nothing to look for"
-    run = subprocess.run(["ps", "-eo", "uid=,pid=,args="], capture_output=True, text=True)
-    return [line for line in run.stdout.splitlines() if int(line.split()[0]) in sandbox.ISSUED]
+    # A zombie (state Z) runs nothing and holds no memory: a jail's first process killed with its
+    # group is reaped by the host's init, not by the grader (not its parent), and CI once caught one
+    # in that instant. What must not exist is a process still running.
+    run = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,args="], capture_output=True, text=True)
+    return [line for line in run.stdout.splitlines()
+            if int(line.split()[0]) in sandbox.ISSUED and not line.split()[2].startswith("Z")]
 
 
 def test_an_infinite_loop_is_stopped_by_the_time_limits(tmp_path):
