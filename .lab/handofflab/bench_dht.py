@@ -53,7 +53,22 @@ QUICK = Plan(values=3_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 20
              matrices=tuple(m[0] for m in dht.TABLE1))                                   # all 20 scatter in a minute
 FULL = Plan(values=20_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)),  # the paper's 21 values of L
             matrices=tuple(m[0] for m in dht.TABLE1))
-IMPLS = ("dht", "raw-put", "hazelcast")      # the patterns' implementations; the kit's table runs at q and at 0
+IMPLS = ("dht", "raw-put", "hazelcast")      # the patterns' implementations; the kit's table runs in the cells below
+SHARES = ("service_table_share", "service_queue_share", "service_idle_share", "writer_busy_share", "buffer_wait_share")
+
+
+def cells(plan: Plan) -> list[tuple[int, int]]:
+    """The kit's table's (q, receive buffers) in the patterns: one factor at a time. Its default pool is q + 4, so
+    turning the queue off (q = 0) also shrank the pool (to 4): from the queue on with q + 4 buffers, the first step
+    turns the queue off and keeps the pool (what the queue alone buys), the second shrinks the pool (what the pool
+    alone buys). The fourth cell of the 2 x 2, the queue on with 4 buffers, cannot run: the queue holds up to q
+    buffers and the header handler needs one more."""
+    return [(plan.q, plan.q + 4), (0, plan.q + 4), (0, 4)]
+
+
+def label(impl: str, q: int, buffers) -> str:
+    """The implementation's name in the summary: the kit's table with its cell."""
+    return f"dht q={q} pool={buffers}" if impl == "dht" else impl
 
 
 def processes() -> int:
@@ -70,7 +85,7 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
             raise LabError(f"--reps must be at least 2, got {reps}", "use 3 or more: a median needs several runs")
         plan = replace(plan, reps=reps)
     p = processes()
-    impls = [(impl, q) for impl in IMPLS for q in ((plan.q, 0) if impl == "dht" else (0,))]
+    impls = [(impl, q, buffers) for impl in IMPLS for q, buffers in (cells(plan) if impl == "dht" else [(0, None)])]
     if matrices:  # every input read before the first measurement, not after minutes of other phases
         for m in plan.matrices:
             if (matrices / f"{m}.mtx").is_file():
@@ -96,9 +111,10 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
             task = bar.add_task("patterns", total=total)
             for rep in range(plan.reps):             # interleaved: each rep runs every point once
                 for pattern in dht.PATTERNS:
-                    for impl, q in impls:
-                        bar.update(task, description=f"{pattern} {impl} q={q} (run {rep + 1}/{plan.reps})")
-                        raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, impl=impl)
+                    for impl, q, buffers in impls:
+                        bar.update(task, description=f"{pattern} {label(impl, q, buffers)} (run {rep + 1}/{plan.reps})")
+                        raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, impl=impl,
+                                                          buffers=buffers)
                                      for row in _rows(r, "patterns", rep)])
                         done += 1
                         bar.advance(task)
@@ -124,19 +140,20 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
         raise LabError(f"bench dht ended after {done} of {total} points: {why}",
                        f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
     df = pd.read_csv(OUT / "raw.csv")
-    summary, variability, tests = analyze(df)
+    summary, variability, tests, threads = analyze(df)
     summary.to_csv(OUT / "summary.csv", index=False)
+    threads.to_csv(OUT / "threads.csv", index=False)
     variability.to_csv(OUT / "variability.csv", index=False)
     tests.to_csv(OUT / "tests.csv", index=False)
     sc = pd.read_csv(OUT / "scatter_raw.csv")
     scatter_table, correlation = analyze_scatter(sc)
     scatter_table.to_csv(OUT / "scatter.csv", index=False)
-    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + scatter_report(scatter_table, correlation, p, plan))
+    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan) + scatter_report(scatter_table, correlation, p, plan))
     info((OUT / "summary.md").read_text())
     save(patterns_figure(summary), OUT / "dht_patterns.png")
     save(variability_figure(variability), OUT / "dht_variability.png")
     save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
-    ok(f"results in {OUT}: raw.csv, summary.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
+    ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
        "dht_patterns.png, dht_variability.png, dht_scatter.png")
     return OUT
 
@@ -208,7 +225,8 @@ def _rows(r: dict, part: str, run: int) -> list[dict]:
     return [{"part": part, "run": run, "process": r["id"], "p": r["p"], "impl": r["impl"], "q": r["q"],
              "pattern": r["pattern"], "n": r["n"], "L": r["L"], "values": r["values"], "phase": PHASES[i],
              "init_us": r["init_us_per_value"][i], "completion_us": r["completion_us_per_value"][i],
-             "barrier_us": r["barrier_us_per_value"][i], "service_waiting_share": r["service_waiting_share"]}
+             "barrier_us": r["barrier_us_per_value"][i], "service_waiting_share": r["service_waiting_share"],
+             "buffers": r.get("buffers"), "target_requests": r.get("target_requests"), **{k: r.get(k) for k in SHARES}}   # Hazelcast has neither
             for i in range(len(r["completion_us_per_value"]))]
 
 
@@ -220,13 +238,20 @@ def analyze(df):
     from scipy import stats
 
     pat = df[(df.part == "patterns") & (df["values"] > 0)]   # 1-N: the processes that insert nothing are left out
-    pat = pat.assign(impl=pat.impl + pat.q.map(lambda q: f" q={q}").where(pat.impl == "dht", ""))
+    pat = pat.assign(impl=[label(i, q, int(b) if b == b else b) for i, q, b in zip(pat.impl, pat.q, pat.buffers)])
     summary = pat.groupby(["pattern", "impl", "phase"], sort=False).agg(
         runs=("run", "nunique"), init_us=("init_us", "median"), completion_us=("completion_us", "median"),
         barrier_us=("barrier_us", "median"), waiting_share=("service_waiting_share", "max")).reset_index()
     base = summary[(summary.impl == BASELINE)][["pattern", "completion_us"]].rename(columns={"completion_us": "raw_put_us"})
     summary = summary.merge(base, on="pattern", how="left")
     summary["ratio_to_raw_put"] = summary.completion_us / summary.raw_put_us
+    # Where the kit's targets spent the run (one row per process and run: the shares are the process's, not a
+    # phase's): the busiest target of each run (the one that served most requests: in N-1, process 0), then the
+    # median over runs.
+    kit = df[(df.part == "patterns") & (df.impl == "dht") & (df.phase == "insert")]
+    kit = kit.assign(impl=[label("dht", q, int(b)) for q, b in zip(kit.q, kit.buffers)])
+    busiest = kit.loc[kit.groupby(["pattern", "impl", "run"], sort=False).target_requests.idxmax()]
+    threads = busiest.groupby(["pattern", "impl"], sort=False)[list(SHARES)].median().reset_index()
 
     st = df[df.part == "study"]
     var = []
@@ -252,7 +277,7 @@ def analyze(df):
     # Holm's step-down adjustment keeps the chance of any false rejection at ALPHA across the whole table.
     tests["p_holm"] = holm(tests.p.tolist())
     tests["significant_holm"] = tests.p_holm < ALPHA
-    return summary, variability, tests
+    return summary, variability, tests, threads
 
 
 def holm(ps: list[float]) -> list[float]:
@@ -270,9 +295,10 @@ def report(summary, tests, p: int, plan: Plan) -> str:
              f"Times per value, µs, medians over processes and runs. Ratio: completion time over the raw put's "
              "median insert completion time for the same pattern, from this run.", "",
              "What each implementation does, and does not:", "",
-             f"- **dht q={plan.q} / dht q=0**: the kit's table: requests through each target's receive buffers and "
+             f"- **dht q=… pool=…**: the kit's table: requests through each target's pool of receive buffers and its "
              "service thread, replies back, values checked stored, found and deleted exactly once. At q = 0 the "
-             "completion queue is off (a buffer waits for its reply to be written before the next request).",
+             "completion queue is off (a buffer waits for its reply to be written before the next request). Three "
+             f"cells, one factor at a time: q = {plan.q} and 0 with the same pool of {plan.q + 4}, then q = 0 with 4.",
              "- **raw-put**: the paper's LAPI_Put baseline as far as TCP allows: each insert written into an array "
              "at the target, no table, no service thread's queue, waited for every L puts (the paper waited after "
              "each). Inserts only; timed, not checked.",
@@ -297,6 +323,47 @@ def report(summary, tests, p: int, plan: Plan) -> str:
                   f"chance of even one false rejection in the whole table at 0.05: {int(tests.significant_holm.sum())} "
                   "reject after it. A 'yes' in the raw column alone is no evidence that L matters."]
     return "\n".join(lines) + "\n"
+
+
+def factors_report(summary, threads, plan: Plan) -> str:
+    """What the completion queue alone buys and what the pool alone buys (completion-time ratios between cells that
+    differ in one factor), and where each target's threads spent the run."""
+    on, off, small = (label("dht", q, b) for q, b in cells(plan))
+    med = summary.set_index(["pattern", "impl", "phase"]).completion_us
+    lines = ["", "One factor at a time: completion time per value, as a ratio between cells of the kit's table that "
+             f"differ in one factor (below 1: the first is faster). Queue alone: {on} over {off}. Pool alone: {off} over "
+             f"{small}.", "", "| pattern | phase | queue alone | pool alone |", "|---|---|---|---|"]
+    for pattern in dht.PATTERNS:
+        for phase in PHASES:
+            try:
+                lines.append(f"| {pattern} | {phase} | {med[pattern, on, phase] / med[pattern, off, phase]:.2f} | "
+                             f"{med[pattern, off, phase] / med[pattern, small, phase]:.2f} |")
+            except KeyError:   # a cell with no run (a partial plan): nothing to compare
+                continue
+    lines += ["", "Where the targets' threads spent the run (shares of the span from a target's first request to the end of "
+              "its last; the target that served most requests in each run, median over runs): the service thread applying requests to the table, waiting in its completion "
+              "queue for a reply to be written, and idle; the busiest reply writer writing; the header handlers waiting "
+              "for a free receive buffer (summed: above 1 when several wait at once). A service thread that waits in its "
+              "queue longer than it works is held by the reply writer: by its writing when the writer is busy, by the "
+              "hand-off itself (a thread's wake-up) when the writer is mostly idle.", "",
+              "| pattern | cell | service: table | service: queue | service: idle | writer busy | buffer wait | limits |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in threads.itertuples():
+        limit = limiting(r.service_table_share, r.service_queue_share, r.service_idle_share, r.writer_busy_share)
+        lines.append(f"| {r.pattern} | {r.impl} | {r.service_table_share:.2f} | {r.service_queue_share:.2f} | "
+                     f"{r.service_idle_share:.2f} | {r.writer_busy_share:.2f} | {r.buffer_wait_share:.2f} | {limit} |")
+    return "\n".join(lines) + "\n"
+
+
+def limiting(table: float, queue: float, idle: float, writer: float) -> str:
+    """Which of a target's threads holds its throughput back, from their shares of the run."""
+    if idle > 0.5:
+        return "not the target's threads: its service thread is idle over half the run"
+    if queue <= table:
+        return "the service thread's table work"
+    if writer < queue / 2:
+        return "the hand-off to the reply writer (its wake-up: the writer itself is mostly idle)"
+    return "the reply writer's writing"
 
 
 def patterns_figure(summary):

@@ -37,11 +37,12 @@ def free_ports(k: int) -> list[int]:
 
 
 def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, blocking: int = 100, q: int = 4,
-        impl: str = "dht", timeout: float = 300) -> list[dict]:
+        impl: str = "dht", timeout: float = 300, buffers: int | None = None) -> list[dict]:
     """One run: p processes, each the paper's insert / find / delete loops; their JSON lines, by process
     id. An error if any process failed, or if any value was lost, duplicated or changed. `impl` "raw-put":
     the paper's baseline, the inserts only, into an array at the target (see Target.rawPut);
-    "hazelcast": the same loops on a Hazelcast cluster (q does not apply)."""
+    "hazelcast": the same loops on a Hazelcast cluster (q does not apply). `buffers`: each target's receive
+    buffers (at least q + 1; None: q + 4, the kit's default)."""
     if pattern not in PATTERNS:
         raise LabError(f"no pattern '{pattern}'", f"use one of {', '.join(PATTERNS)}")
     if impl not in IMPLS:
@@ -51,7 +52,8 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
 
     else:
         main, cp = "handofflab.dht.DhtMain", javabuild.classpath("dht")
-        extra = ["--q", str(q), *(["--raw-put"] if impl == "raw-put" else [])]
+        extra = ["--q", str(q), *(["--buffers", str(buffers)] if buffers is not None else []),
+                 *(["--raw-put"] if impl == "raw-put" else [])]
     return _processes(p, main, cp, ["--pattern", pattern, "--values", str(values), "--n", str(n), "--L", str(blocking),
                                     *extra], timeout, f"the DHT run ({p} processes, {pattern}, {values} values)",
                       jvm=HAZELCAST_JVM if impl == "hazelcast" else ())

@@ -25,13 +25,15 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     pat = raw[raw.part == "patterns"]
     assert set(pat.pattern) == set(dht.PATTERNS) and set(pat.impl) == {"dht", "raw-put"} and set(pat.q) == {0, 4}
     # every process of every run reported; the table's runs all three phases, the raw put its inserts only
-    assert len(pat[pat.impl == "dht"]) == len(dht.PATTERNS) * 2 * 2 * p * 3
+    # the kit's table in three cells, one factor at a time: q on and off with one pool, then the pool shrunk
+    assert set(zip(pat[pat.impl == "dht"].q, pat[pat.impl == "dht"].buffers)) == {(4, 8), (0, 8), (0, 4)}
+    assert len(pat[pat.impl == "dht"]) == len(dht.PATTERNS) * 3 * 2 * p * 3
     assert len(pat[pat.impl == "raw-put"]) == len(dht.PATTERNS) * 2 * p and set(pat[pat.impl == "raw-put"].phase) == {"insert"}
     assert (raw[raw["values"] > 0].completion_us > 0).all()
     summary = pd.read_csv(out / "summary.csv")
     assert (summary[summary.impl == "raw-put"].ratio_to_raw_put == 1).all()
     kit = summary[summary.impl != "raw-put"]
-    assert set(kit.impl) == {"dht q=4", "dht q=0"}
+    assert set(kit.impl) == {"dht q=4 pool=8", "dht q=0 pool=8", "dht q=0 pool=4"}
     assert (kit.ratio_to_raw_put == kit.completion_us / kit.raw_put_us).all()
     study = raw[raw.part == "study"]
     assert set(study.q) == {0, 4} and set(study.L) == {1, 100} and study.n.between(1, 8).all()
@@ -49,7 +51,15 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     assert table.paper_ratio.round(3).tolist() == [round(39.5261 / 27.4571, 3), round(53.6058 / 20.1987, 3)]
     for png in ("dht_patterns.png", "dht_variability.png", "dht_scatter.png"):
         assert (out / png).stat().st_size > 10_000
+    # where each target's threads spent the run: shares of the span from its first request to its last
+    threads = pd.read_csv(out / "threads.csv")
+    assert len(threads) == len(dht.PATTERNS) * 3
+    kit = pat[(pat.impl == "dht") & (pat.phase == "insert") & (pat.target_requests > 10)]   # in N-1: process 0 alone
+    accounted = kit.service_table_share + kit.service_queue_share + kit.service_idle_share
+    assert accounted.between(0.5, 1.05).all(), kit    # each service thread's time: table, queue or idle
+    assert (threads[list(bench_dht.SHARES)] >= 0).all().all()
     text = (out / "summary.md").read_text()
+    assert "| pattern | phase | queue alone | pool alone |" in text and "| limits |" in text
     assert "ratio to raw put" in text and "| impcol_b | MatrixMarket | 59 | 100 |" in text
     assert "| jpwh_991 | made by the kit | 991 | 6027 |" in text
 

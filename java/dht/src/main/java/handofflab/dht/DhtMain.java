@@ -33,13 +33,13 @@ public final class DhtMain {
     }
 
     public static void main(String[] args) throws Exception {
-        int id, values, n, blocking, q, maxRequest, maxSlots;
+        int id, values, n, blocking, q, buffers, maxRequest, maxSlots;
         String peers, pattern, completions;
         double connect;
         boolean rawPut;
         try {
             Args a = new Args(args, Set.of("--id", "--peers", "--pattern", "--values", "--n", "--L", "--q", "--max-request",
-                    "--max-slots", "--connect-seconds", "--completions"), Set.of("--raw-put"));
+                    "--max-slots", "--connect-seconds", "--completions", "--buffers"), Set.of("--raw-put"));
             id = a.integer("--id", -1);
             peers = a.text("--peers", null);
             pattern = a.text("--pattern", "n-n");
@@ -47,6 +47,7 @@ public final class DhtMain {
             n = a.integer("--n", 1);
             blocking = a.integer("--L", 100);
             q = a.integer("--q", 4);
+            buffers = a.integer("--buffers", q + 4);  // its own knob: the queue depth and the pool vary one at a time
             maxRequest = a.integer("--max-request", 256);
             maxSlots = a.integer("--max-slots", 1 << 22);
             connect = a.decimal("--connect-seconds", 30);
@@ -60,7 +61,7 @@ public final class DhtMain {
             }
         } catch (IllegalArgumentException e) {
             System.err.println("dht: " + e.getMessage() + "\nusage: DhtMain --id I --peers host:port,host:port,... "
-                    + "[--pattern n-n|1-n|n-1] [--values V] [--n N] [--L L] [--q Q] [--max-request M] [--max-slots S] "
+                    + "[--pattern n-n|1-n|n-1] [--values V] [--n N] [--L L] [--q Q] [--buffers B] [--max-request M] [--max-slots S] "
                     + "[--completions CLASS] [--raw-put]");
             System.exit(2);
             return;
@@ -68,7 +69,7 @@ public final class DhtMain {
         DhtConfig config;
         try {
             List<java.net.InetSocketAddress> list = DhtConfig.parsePeers(peers);
-            config = new DhtConfig(id, list, 2, 8, Math.min(1024, maxSlots), maxSlots, maxRequest, q + 4, q, connect, rawPut);
+            config = new DhtConfig(id, list, 2, 8, Math.min(1024, maxSlots), maxSlots, maxRequest, buffers, q, connect, rawPut);
             if (completions != null) {
                 config = config.withCompletions(completions);
             }
@@ -186,11 +187,11 @@ public final class DhtMain {
                             + "\"pattern\": \"%s\", \"values\": %d, \"n\": %d, \"L\": %d, "
                             + "\"requests\": %d, \"wrong\": %d, \"first_wrong\": \"%s\", "
                             + "\"init_us_per_value\": [%s], \"completion_us_per_value\": [%s], \"barrier_us_per_value\": [%s], "
-                            + "\"service_waiting_share\": %.4f}",
+                            + "\"service_waiting_share\": %.4f, \"buffers\": %d, %s}",
                     me, p, raw ? "raw-put" : "dht", node.config().completionQueue, pattern, total, n, blocking, requests,
                     wrong, firstWrong.replace("\"", "'"),
                     perValue(initiation, total, phases), perValue(completion, total, phases), perValue(barrier, total, phases),
-                    node.serviceWaitingShare());
+                    node.serviceWaitingShare(), node.config().buffers, node.targetTimeShares());
         }
 
         /** An insert stored all its values; a find returned exactly them; a delete removed exactly them. */

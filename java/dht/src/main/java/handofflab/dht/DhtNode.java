@@ -149,6 +149,11 @@ public final class DhtNode implements Closeable {
         return target.waitingShare();
     }
 
+    /** Where this process's target threads spent their time, as JSON fields (see Target.timeShares). */
+    public String targetTimeShares() {
+        return target.timeShares();
+    }
+
     /** The port this process's target listens on. */
     public int port() {
         return target.port();

@@ -49,7 +49,7 @@ final class Target implements Closeable {
     private volatile boolean closed;
     // What tells a completion queue that keeps buffers for ever from a slow machine (see checkKept):
     private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
-    private int handed, keptRounds;          // the service thread's: buffers handed to the queue; idle rounds all kept
+    private int handed, keptRounds;          // the service thread's: buffers handed to the queue (requests served); idle rounds all kept
     private volatile String kept;            // set once every buffer is kept with its reply out: the header handlers say so
     private final int[] raw;                 // the raw-put baseline's array (empty unless config.rawPut)
     private final java.util.concurrent.CountDownLatch originsEnded;   // one count per origin whose connection ended
@@ -58,6 +58,11 @@ final class Target implements Closeable {
     private final List<Incoming> barrier = new ArrayList<>();
     private final java.util.Set<Integer> gone = new java.util.TreeSet<>();  // origins whose connection ended
     private long waitedNanos, servedNanos;   // the service thread's time in its completion queue, and all its time serving
+    private long idleNanos;                  // the service thread's time waiting for a request (none in its inbox)
+    // Where the other threads' time goes, for "which thread limits throughput" (issue 49): the header handlers'
+    // waits for a free receive buffer (the pool's back-pressure), and each reply writer's time writing.
+    private final java.util.concurrent.atomic.AtomicLong bufferWaitNanos = new java.util.concurrent.atomic.AtomicLong();
+    private long firstNanos, lastNanos;      // the service thread's first request and the end of its last: the run's span
 
     /** One request, read and waiting for the service thread; {@code buffer} is null for a barrier, {@code op}
      *  null for the news that an origin's connection ended. */
@@ -115,6 +120,26 @@ final class Target implements Closeable {
         return servedNanos == 0 ? 0 : (double) waitedNanos / servedNanos;
     }
 
+    /**
+     * Where this target's threads spent the run so far, as JSON fields, each a share of the time from its first
+     * request to the end of its last: the service thread applying requests to the table, waiting in its completion
+     * queue, and idle with no request; the busiest reply writer writing; the header handlers waiting for a free receive
+     * buffer (summed over them: above 1 when several wait at once). ./lab bench dht reads from them which thread holds
+     * the target back.
+     */
+    synchronized String timeShares() {
+        double span = Math.max(1, lastNanos - firstNanos);
+        long writer = 0;
+        for (Connection c : connections) {
+            writer = Math.max(writer, c.writingNanos.get());
+        }
+        return String.format(java.util.Locale.ROOT, "\"service_table_share\": %.4f, \"service_queue_share\": %.4f, "
+                        + "\"service_idle_share\": %.4f, \"writer_busy_share\": %.4f, \"buffer_wait_share\": %.4f, "
+                + "\"target_requests\": %d",
+                (servedNanos - waitedNanos) / span, waitedNanos / span, idleNanos / span, writer / span,
+                bufferWaitNanos.get() / span, handed);
+    }
+
     private void start(String name, Runnable body) {
         Thread t = new Thread(body, name);
         t.setDaemon(true);
@@ -148,6 +173,7 @@ final class Target implements Closeable {
         final BlockingQueue<Runnable> replies = new LinkedBlockingQueue<>();  // each writes one reply to `out`
         volatile String origin = "an origin not yet identified";
         volatile int originId = -1;
+        final java.util.concurrent.atomic.AtomicLong writingNanos = new java.util.concurrent.atomic.AtomicLong();  // its writer's
 
         Connection(Socket socket) throws IOException {
             this.socket = socket;
@@ -222,6 +248,19 @@ final class Target implements Closeable {
         /** A free receive buffer, waiting while none is (back-pressure); null once the completion queue is known to keep
          *  every buffer for good. */
         private int[] takeBuffer() throws InterruptedException {
+            int[] free = pool.poll();
+            if (free != null) {
+                return free;
+            }
+            long t = System.nanoTime();
+            try {
+                return waitForBuffer();
+            } finally {
+                bufferWaitNanos.addAndGet(System.nanoTime() - t);
+            }
+        }
+
+        private int[] waitForBuffer() throws InterruptedException {
             while (true) {
                 int[] b = pool.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
                 if (b != null) {
@@ -238,12 +277,14 @@ final class Target implements Closeable {
             try {
                 while (!closed) {
                     Runnable r = replies.take();
+                    long t = System.nanoTime();
                     synchronized (out) {
                         r.run();
                         if (replies.isEmpty()) {
                             out.flush();
                         }
                     }
+                    writingNanos.addAndGet(System.nanoTime() - t);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -285,11 +326,15 @@ final class Target implements Closeable {
             while (!closed) {
                 Incoming m = inbox.poll();
                 if (m == null) {
+                    long t = System.nanoTime();
                     completions.idle();  // idle: give back the buffers whose replies are out
-                }
-                while (m == null && !closed) {  // and wait for the next request, looking for a queue that keeps them all
-                    checkKept();
-                    m = inbox.poll(50, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    while (m == null && !closed) {  // and wait for the next request, looking for a queue that keeps them all
+                        checkKept();
+                        m = inbox.poll(50, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    }
+                    synchronized (this) {
+                        idleNanos += firstNanos == 0 ? 0 : System.nanoTime() - t;   // the run starts at its first request
+                    }
                 }
                 if (m == null) {
                     return;
@@ -297,7 +342,9 @@ final class Target implements Closeable {
                 long start = System.nanoTime();
                 serve(m);
                 synchronized (this) {
-                    servedNanos += System.nanoTime() - start;
+                    lastNanos = System.nanoTime();
+                    firstNanos = firstNanos == 0 ? start : firstNanos;
+                    servedNanos += lastNanos - start;
                 }
             }
         } catch (InterruptedException e) {

@@ -168,7 +168,11 @@ class ServersTest {
         assertTrue(server.shutdown(30_000), "the server did not drain");
         clients.join();
         ServerStats s = server.stats();
-        assertEquals(s.accepted(), s.served(), "every accepted request is served: " + s.summary());
+        // A client whose connect reached the kernel only after the design's threads stopped taking connections is
+        // refused by the shutdown's sweep, and counted so (CI saw one, with the machine busy): everything else served.
+        long refused = s.count(ServerStats.Problem.REFUSED_AT_SHUTDOWN);
+        assertEquals(s.accepted(), s.served() + refused, "every accepted request is served or refused: " + s.summary());
+        assertEquals(s.problems(), refused, "no other problem: " + s.summary());
         assertEquals(s.served(), report.get().ok(), report.get().text());
         try (ServerSocket again = new ServerSocket()) {  // the port is free for the next server
             again.setReuseAddress(true);
