@@ -47,12 +47,13 @@ class Plan:
     study_runs: int              # randomised runs per queue depth (a multiple of len(study_ls) balances them)
     study_ls: tuple[int, ...]    # blocking factors the study draws from (the paper: 1 and 10, 20, ..., 200)
     matrices: tuple[str, ...]    # Table 1's matrices to scatter (made by the kit with their shapes)
+    processors: tuple[int, ...] = (2, 3, 4)   # the processor axis (their Fig. 3): p processes, above the cores allowed
 
 
 QUICK = Plan(values=3_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 200),        # about 4 minutes on 2 cores
              matrices=tuple(m[0] for m in dht.TABLE1))                                   # all 20 scatter in a minute
 FULL = Plan(values=20_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)),  # the paper's 21 values of L
-            matrices=tuple(m[0] for m in dht.TABLE1))
+            matrices=tuple(m[0] for m in dht.TABLE1), processors=(2, 3, 4, 6, 8))
 IMPLS = ("dht", "raw-put", "hazelcast")      # the patterns' implementations; the kit's table runs in the cells below
 SHARES = ("service_table_share", "service_queue_share", "service_idle_share", "writer_busy_share", "buffer_wait_share")
 
@@ -98,10 +99,11 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
     missing = [m for m in plan.matrices if matrices and not (matrices / f"{m}.mtx").is_file()]
     if missing:
         info(f"no {', '.join(m + '.mtx' for m in missing)} in {matrices}: the kit makes those matrices, with their sizes")
-    total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + scatters
+    axis = len(plan.processors) * len(dht.PATTERNS) * plan.reps
+    total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + axis + scatters
     heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
             f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
-            f"{scatters} matrix scatters")
+            f"{axis} runs over p = {', '.join(map(str, plan.processors))} processes; then {scatters} matrix scatters")
     # Each finished point is on disk at once (raw.csv, scatter_raw.csv): a run stopped by Ctrl-C, SIGTERM or a
     # failure keeps what it measured, and says so in summary.md; every JVM it started is ended (dht._processes).
     raw_csv, scatter_csv = _Appender(OUT / "raw.csv"), _Appender(OUT / "scatter_raw.csv")
@@ -124,6 +126,14 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
                              for row in _rows(r, "study", i)])
                 done += 1
                 bar.advance(task)
+            for rep in range(plan.reps):             # the processor axis: the kit's table at q on, p processes
+                for pp in plan.processors:
+                    for pattern in dht.PATTERNS:
+                        bar.update(task, description=f"{pattern} on {pp} processes (run {rep + 1}/{plan.reps})")
+                        raw_csv.add([row for r in dht.run(pp, pattern, plan.values, n=1, blocking=100, q=plan.q)
+                                     for row in _rows(r, "processors", rep)])
+                        done += 1
+                        bar.advance(task)
             for rep in range(plan.reps):
                 for matrix in plan.matrices:
                     for impl in dht.SCATTER_IMPLS:
@@ -141,6 +151,8 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
                        f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
     df = pd.read_csv(OUT / "raw.csv")
     summary, variability, tests, threads = analyze(df)
+    axis_table, growth = analyze_processors(df)
+    axis_table.to_csv(OUT / "processors.csv", index=False)
     summary.to_csv(OUT / "summary.csv", index=False)
     threads.to_csv(OUT / "threads.csv", index=False)
     variability.to_csv(OUT / "variability.csv", index=False)
@@ -148,13 +160,15 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
     sc = pd.read_csv(OUT / "scatter_raw.csv")
     scatter_table, correlation = analyze_scatter(sc)
     scatter_table.to_csv(OUT / "scatter.csv", index=False)
-    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan) + scatter_report(scatter_table, correlation, p, plan))
+    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan)
+                                    + processors_report(axis_table, growth, plan) + scatter_report(scatter_table, correlation, p, plan))
     info((OUT / "summary.md").read_text())
     save(patterns_figure(summary), OUT / "dht_patterns.png")
     save(variability_figure(variability), OUT / "dht_variability.png")
     save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
-    ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
-       "dht_patterns.png, dht_variability.png, dht_scatter.png")
+    save(processors_figure(axis_table), OUT / "dht_processors.png")
+    ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, processors.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
+       "dht_patterns.png, dht_variability.png, dht_scatter.png, dht_processors.png")
     return OUT
 
 
@@ -353,6 +367,71 @@ def factors_report(summary, threads, plan: Plan) -> str:
         lines.append(f"| {r.pattern} | {r.impl} | {r.service_table_share:.2f} | {r.service_queue_share:.2f} | "
                      f"{r.service_idle_share:.2f} | {r.writer_busy_share:.2f} | {r.buffer_wait_share:.2f} | {limit} |")
     return "\n".join(lines) + "\n"
+
+
+def analyze_processors(df):
+    """The processor axis: per pattern, p and phase, the median barrier and completion time per value over the
+    inserting processes and runs; and per pattern, the least-squares line of the insert barrier time against p
+    (slope, R^2): the paper's Fig. 3 has N-1 grow linearly with p (every process's values go to one target)."""
+    import numpy as np
+    import pandas as pd
+
+    ax = df[(df.part == "processors") & (df["values"] > 0)]
+    cores = os.cpu_count() or 1
+    table = ax.groupby(["pattern", "p", "phase"], sort=True).agg(
+        runs=("run", "nunique"), completion_us=("completion_us", "median"), barrier_us=("barrier_us", "median")).reset_index()
+    table["oversubscribed"] = table.p > cores
+    growth = []
+    for pattern, g in table[table.phase == "insert"].groupby("pattern"):
+        if g.p.nunique() >= 2:
+            slope, intercept = np.polyfit(g.p, g.barrier_us, 1)
+            fitted = slope * g.p + intercept
+            ss = ((g.barrier_us - g.barrier_us.mean()) ** 2).sum()
+            r2 = 1 - ((g.barrier_us - fitted) ** 2).sum() / ss if ss > 0 else float("nan")
+            growth.append({"pattern": pattern, "slope_us_per_process": slope, "r2": r2,
+                           "at_smallest_p": g.barrier_us.iloc[0], "at_largest_p": g.barrier_us.iloc[-1]})
+    return table, pd.DataFrame(growth, columns=["pattern", "slope_us_per_process", "r2", "at_smallest_p", "at_largest_p"])
+
+
+def processors_report(table, growth, plan: Plan) -> str:
+    cores = os.cpu_count() or 1
+    lines = ["", f"The processor axis (the paper's Fig. 3): the kit's table at q = {plan.q}, p = "
+             f"{', '.join(map(str, plan.processors))} processes on this machine's {cores} cores; a p above the cores is "
+             "oversubscribed (the processes share cores, so time grows with p for that reason too). Barrier time per "
+             "value of an inserting process, µs, median over processes and runs:", "",
+             "| pattern | p | oversubscribed | runs | insert | find | delete |", "|---|---|---|---|---|---|---|"]
+    for (pattern, pp), g in table.groupby(["pattern", "p"], sort=True):
+        by = g.set_index("phase").barrier_us
+        lines.append(f"| {pattern} | {pp} | {'yes' if g.oversubscribed.iloc[0] else 'no'} | {g.runs.max()} | "
+                     + " | ".join(f"{by.get(ph, float('nan')):.1f}" for ph in PHASES) + " |")
+    if len(growth):
+        lines += ["", "A straight line through the insert barrier times against p, per pattern (the paper: N-1 grows "
+                  "linearly, one target serving every process's values):", "",
+                  "| pattern | µs per value per added process | R² | at the smallest p | at the largest p |",
+                  "|---|---|---|---|---|"]
+        for r in growth.itertuples():
+            lines.append(f"| {r.pattern} | {r.slope_us_per_process:.1f} | {r.r2:.2f} | {r.at_smallest_p:.1f} | "
+                         f"{r.at_largest_p:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def processors_figure(table):
+    """Insert barrier time per value against p, one line per pattern; oversubscribed p shaded."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.subplots()
+    ins = table[table.phase == "insert"]
+    for pattern, g in ins.groupby("pattern"):
+        ax.plot(g.p, g.barrier_us, marker="o", label=pattern.upper())
+    cores = os.cpu_count() or 1
+    if len(ins) and ins.p.max() > cores:
+        ax.axvspan(cores + 0.5, ins.p.max() + 0.5, color="gray", alpha=0.15, label="oversubscribed (p > cores)")
+    ax.set_xlabel("processes p")
+    ax.set_ylabel("insert barrier time per value (µs, median)")
+    ax.set_title("The processor axis: does N-1 grow linearly with p?")
+    ax.legend(fontsize=8)
+    return fig
 
 
 def limiting(table: float, queue: float, idle: float, writer: float) -> str:

@@ -2,6 +2,7 @@
 table (separate JVMs on loopback), every pattern beside the raw put from the same run, and the
 randomised study's tests read right. The real measurement (`./lab bench dht`, minutes) is the
 benchmark, not a test."""
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +14,7 @@ from handofflab.console import LabError
 
 def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_path):
     monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100),
-                                                              matrices=("impcol_b", "jpwh_991")))
+                                                              matrices=("impcol_b", "jpwh_991"), processors=(2, 4)))
     monkeypatch.setattr(bench_dht, "IMPLS", ("dht", "raw-put"))  # Hazelcast's cluster: its own test below
     # a MatrixMarket file for one of the two matrices (a made-up one: the real files cannot be fetched here)
     entries = [(i, i) for i in range(1, 60)] + [(i, (7 * i) % 59 + 1) for i in range(1, 42)]
@@ -49,8 +50,14 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     assert list(table.matrix) == ["jpwh_991", "impcol_b"] and (table.runs == 2).all()
     assert (table.ratio == table["dht"] / table["send-recv"]).all()
     assert table.paper_ratio.round(3).tolist() == [round(39.5261 / 27.4571, 3), round(53.6058 / 20.1987, 3)]
-    for png in ("dht_patterns.png", "dht_variability.png", "dht_scatter.png"):
+    for png in ("dht_patterns.png", "dht_variability.png", "dht_scatter.png", "dht_processors.png"):
         assert (out / png).stat().st_size > 10_000
+    # the processor axis: every pattern on 2 and 4 processes, each process's line read; p above the cores labelled
+    axis = raw[raw.part == "processors"]
+    assert {(pp, len(g)) for pp, g in axis.groupby("p")} == {(2, len(dht.PATTERNS) * 2 * 2 * 3), (4, len(dht.PATTERNS) * 2 * 4 * 3)}
+    by_p = pd.read_csv(out / "processors.csv")
+    assert set(by_p.p) == {2, 4} and (by_p.oversubscribed == (by_p.p > os.cpu_count())).all()
+    assert (by_p.barrier_us > 0).all()
     # where each target's threads spent the run: shares of the span from its first request to its last
     threads = pd.read_csv(out / "threads.csv")
     assert len(threads) == len(dht.PATTERNS) * 3
@@ -60,6 +67,7 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     assert (threads[list(bench_dht.SHARES)] >= 0).all().all()
     text = (out / "summary.md").read_text()
     assert "| pattern | phase | queue alone | pool alone |" in text and "| limits |" in text
+    assert "The processor axis" in text and "| n-1 | 4 |" in text and "µs per value per added process" in text
     assert "ratio to raw put" in text and "| impcol_b | MatrixMarket | 59 | 100 |" in text
     assert "| jpwh_991 | made by the kit | 991 | 6027 |" in text
 
