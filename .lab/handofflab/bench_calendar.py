@@ -4,7 +4,8 @@ SQLite in the same run; thread pool, a thread spawned per task, and virtual thre
 running at once, the paper's 64). Ratios to SQLite from the same run, Kruskal-Wallis across the list
 kinds (the paper: "no significant difference"), Mann-Whitney for pool against spawn (the paper:
 pooling "significantly better" above 1024 tasks). --full also runs each point on 1, 2, 4, ... of the
-machine's cores (the paper compared 4- and 8-core machines), by CPU affinity, and plots the speed-up.
+machine's cores (the paper compared 4- and 8-core machines), by CPU affinity, and plots the speed-up, and
+sweeps X, the limit on threads running at once (the paper's Fig. 3; --threads chooses it in any mode).
 CSV, summary and plots in results/bench/calendar/.
 Benchmarks are measurements, not tests: nothing here passes or fails on a time."""
 from __future__ import annotations
@@ -29,10 +30,12 @@ class Plan:
     ns: tuple[int, ...]      # events created, edited and deleted per run (3 n requests)
     reps: int
     sweep_cores: bool = False  # each point on 1, 2, 4, ... cores as well as on all of them
+    limits: tuple[int, ...] = (THREADS,)   # X, the threads running at once: swept as the paper's Fig. 3
 
 
 QUICK = Plan(ns=(512,), reps=5)                                     # about 3 minutes on 2 cores
-FULL = Plan(ns=(256, 1024, 4096), reps=5, sweep_cores=True)         # the paper's range around 1024 tasks; tens of minutes
+FULL = Plan(ns=(256, 1024, 4096), reps=5, sweep_cores=True,         # the paper's range around 1024 tasks; tens of minutes
+            limits=(4, 16, THREADS, 256))
 
 
 def core_counts(available: int, sweep: bool) -> list[int]:
@@ -49,13 +52,16 @@ def list_kinds(cat: catalog.Catalog) -> list[str]:
     return [v.collection for v in cat.variants.values() if v.collection and v.correct]
 
 
-def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = None) -> Path:
+def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = None,
+        limits: list[int] | None = None) -> Path:
     plan = QUICK if mode == "quick" else FULL
     if reps is not None and reps < 2:
         raise LabError(f"--reps must be at least 2, got {reps}", "use 5: the significance tests need several runs per point")
-    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores)
+    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores, tuple(limits) if limits else plan.limits)
     if any(n < 1 for n in plan.ns):
         raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
+    if any(x < 1 for x in plan.limits):
+        raise LabError(f"--threads takes positive numbers, got {','.join(map(str, plan.limits))}", "e.g. --threads 4,16,64")
     stores = [*list_kinds(catalog.load()), DATABASE]
     java = toolchain.server_java()
     major = toolchain.java_major(java) or 0  # one `java -version`, not one per question asked of it
@@ -64,23 +70,30 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
         warn("no JDK 21+ here: virtual threads are left out (install one, or set HANDOFFLAB_JAVA)")
     OUT.mkdir(parents=True, exist_ok=True)
     raw = OUT / "raw.csv"
-    for old in [raw, *OUT.glob("raw-*cores.csv"), OUT / "calendar_cores.png"]:
+    for old in [raw, *OUT.glob("raw-*cores*.csv"), OUT / "calendar_cores.png", OUT / "calendar_threads.png"]:
         old.unlink(missing_ok=True)
     cores = core_counts(len(os.sched_getaffinity(0)), plan.sweep_cores)
-    points = len(stores) * len(modes) * len(plan.ns)
+    points = len(stores) * len(modes) * len(plan.ns) * len(plan.limits)
     heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
-            f"{', '.join(map(str, plan.ns))}: {points} points x {plan.reps} runs, at most {THREADS} threads at once, "
-            f"on {' and '.join(map(str, cores))} core(s)")
+            f"{', '.join(map(str, plan.ns))} x at most {', '.join(map(str, plan.limits))} threads at once: {points} points "
+            f"x {plan.reps} runs, on {' and '.join(map(str, cores))} core(s)")
     native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
     partial = False
+    parts = []
     for k in cores:
-        part = OUT / f"raw-{k}cores.csv"
-        cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
-               "handofflab.calendar.CalendarBench", str(part), str(plan.reps), ",".join(map(str, plan.ns)),
-               ",".join(stores), ",".join(modes), str(THREADS)]
-        info(f"on {k} core(s)")
-        partial |= stream(cmd, part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
-    _concat([OUT / f"raw-{k}cores.csv" for k in cores], raw)
+        for x in plan.limits:
+            part = OUT / f"raw-{k}cores-{x}threads.csv"
+            parts.append((part, x))
+            cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
+                   "handofflab.calendar.CalendarBench", str(part), str(plan.reps), ",".join(map(str, plan.ns)),
+                   ",".join(stores), ",".join(modes), str(x)]
+            info(f"on {k} core(s), at most {x} threads at once")
+            partial |= stream(cmd, part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
+            if partial:
+                break
+        if partial:
+            break
+    _concat(parts, raw)
     summary, tests = summarize(raw, partial)
     save(times_figure(summary), OUT / "calendar_times.png")
     save(ratio_figure(summary), OUT / "calendar_ratio.png")
@@ -88,16 +101,20 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     if len(cores) > 1:
         save(cores_figure(summary), OUT / "calendar_cores.png")
         figures += ", calendar_cores.png"
+    if len(plan.limits) > 1:
+        save(limits_figure(summary), OUT / "calendar_threads.png")
+        figures += ", calendar_threads.png"
     ok(f"results in {OUT}: raw.csv, summary.csv, tests.csv, summary.md, {figures}")
     return OUT
 
 
-def _concat(parts: list[Path], raw: Path) -> None:
-    """The runs on each number of cores, one CSV (each part has the same header)."""
+def _concat(parts: list[tuple[Path, int]], raw: Path) -> None:
+    """The runs on each number of cores and at each limit X, one CSV (each part has the same header; X, the
+    limit each part ran at, added as the column `limit`)."""
     lines = []
-    for i, part in enumerate(p for p in parts if p.exists()):
+    for i, (part, x) in enumerate((p, x) for p, x in parts if p.exists()):
         text = part.read_text().splitlines()
-        lines += text if i == 0 else text[1:]
+        lines += ([text[0] + ",limit"] if i == 0 else []) + [line + f",{x}" for line in text[1:]]
     raw.write_text("\n".join(lines) + "\n")
 
 
@@ -109,31 +126,33 @@ def analyze(df):
     from scipy import stats
 
     good = df[df["status"] == "ok"]
-    by_cores = ["cores"] if "cores" in df.columns and df["cores"].nunique() > 1 else []  # a factor only when swept
-    keys = ["store", "threads", "n", *by_cores]
+    swept = ["cores"] if "cores" in df.columns and df["cores"].nunique() > 1 else []  # a factor only when swept
+    swept += ["limit"] if "limit" in df.columns and df["limit"].nunique() > 1 else []
+    keys = ["store", "threads", "n", *swept]
     summary = df.groupby(keys, sort=False).agg(runs=("total_s", "size"),
                                                ok_runs=("status", lambda st: int((st == "ok").sum()))).reset_index()
     med = good.groupby(keys, sort=False)["total_s"].describe()[["50%", "25%", "75%"]]
     med.columns = ["median_s", "q1_s", "q3_s"]
     summary = summary.merge(med.reset_index(), on=keys, how="left")
-    base = summary[summary["store"] == DATABASE][["threads", "n", *by_cores, "median_s"]].rename(columns={"median_s": "db_median_s"})
-    summary = summary.merge(base, on=["threads", "n", *by_cores], how="left")
+    base = summary[summary["store"] == DATABASE][["threads", "n", *swept, "median_s"]].rename(columns={"median_s": "db_median_s"})
+    summary = summary.merge(base, on=["threads", "n", *swept], how="left")
     summary["ratio_to_db"] = summary["median_s"] / summary["db_median_s"]
     order = {s: i for i, s in enumerate(sorted(set(df["store"]) - {DATABASE}) + [DATABASE])}
-    summary = summary.sort_values([*by_cores, "n", "threads", "store"], key=lambda c: c.map(order) if c.name == "store" else
+    summary = summary.sort_values([*swept, "n", "threads", "store"], key=lambda c: c.map(order) if c.name == "store" else
                                   c.map({m: i for i, m in enumerate(MODES)}) if c.name == "threads" else c)
 
     rows = []  # the paper's two claims, each point tested on its own (no correction: a handful of tests)
     kinds = [s for s in summary["store"].unique() if s != DATABASE]
-    on = (lambda k: f", {k[-1]} cores" if by_cores else "")
-    for key, g in good[good["store"].isin(kinds)].groupby(["threads", "n", *by_cores]):
+    unit = {"cores": "cores", "limit": "threads at once"}
+    on = (lambda k: "".join(f", {v} {unit[f]}" for f, v in zip(swept, k[len(k) - len(swept):])))
+    for key, g in good[good["store"].isin(kinds)].groupby(["threads", "n", *swept]):
         mode, n = key[0], key[1]
         samples = [g[g["store"] == k]["total_s"].to_numpy() for k in kinds]
         if all(len(s) >= 2 for s in samples) and len(samples) >= 2 and g["total_s"].nunique() > 1:  # all tied: no test
             h, p = stats.kruskal(*samples)
             rows.append(dict(claim="lists differ (Kruskal-Wallis)", where=f"{mode}, n={n}{on(key)}", statistic=h, p=p,
                              significant=p < ALPHA))
-    for key, g in good.groupby(["store", "n", *by_cores]):
+    for key, g in good.groupby(["store", "n", *swept]):
         store, n = key[0], key[1]
         pool, spawn = g[g["threads"] == "pool"]["total_s"], g[g["threads"] == "spawn"]["total_s"]
         if len(pool) >= 2 and len(spawn) >= 2:
@@ -151,12 +170,15 @@ def summarize(raw: Path, partial: bool = False):
     summary.to_csv(OUT / "summary.csv", index=False)
     tests.to_csv(OUT / "tests.csv", index=False)
     fmt = (lambda x: f"{x:.3f}" if pd.notna(x) else "—")
-    lines = [f"Each run: create n events, edit all n, delete all n (3 n requests), at most {THREADS} threads at once. "
+    limits = sorted(df["limit"].unique()) if "limit" in df.columns else [THREADS]
+    lines = [f"Each run: create n events, edit all n, delete all n (3 n requests), at most "
+             f"{', '.join(map(str, limits))} threads at once (X; the paper's is {THREADS}). "
              f"Ratio: the median time over {DATABASE}'s median at the same thread management and n, from this run.",
-             "", "| store | threads | n |" + (" cores |" if "cores" in summary else "") + " runs ok | median s | q1–q3 s | "
-             "ratio to " + DATABASE + " |", "|---|---|---|" + ("---|" if "cores" in summary else "") + "---|---|---|---|"]
+             "", "| store | threads | n |" + (" cores |" if "cores" in summary else "") + (" X |" if "limit" in summary else "")
+             + " runs ok | median s | q1–q3 s | ratio to " + DATABASE + " |",
+             "|---|---|---|" + ("---|" if "cores" in summary else "") + ("---|" if "limit" in summary else "") + "---|---|---|---|"]
     for _, r in summary.iterrows():
-        cores = f" {r['cores']} |" if "cores" in summary else ""
+        cores = (f" {r['cores']} |" if "cores" in summary else "") + (f" {r['limit']} |" if "limit" in summary else "")
         lines.append(f"| {r['store']} | {r['threads']} | {r['n']} |{cores} {r['ok_runs']}/{r['runs']} | {fmt(r['median_s'])} "
                      f"| {fmt(r['q1_s'])}–{fmt(r['q3_s'])} | {fmt(r['ratio_to_db'])} |")
     lines += ["", f"Tests at α = {ALPHA}, each point on its own:", "", "| claim | where | statistic | p | significant |",
@@ -167,7 +189,7 @@ def summarize(raw: Path, partial: bool = False):
                      f"{'yes' if t['significant'] else 'no'} |")
     if df["n"].max() <= 1024:  # the paper's claim is about more tasks than this run had (3 n requests each)
         lines += ["", f"The paper's claim that a pool beats a thread per task is for more than 1 024 tasks. This run's "
-                  f"largest n is {df['n'].max()} ({3 * df['n'].max()} requests, but at most {THREADS} at once, and the "
+                  f"largest n is {df['n'].max()} ({3 * df['n'].max()} requests, but at most X at once, and the "
                   "paper counts n): it does not test that claim. `--full` runs n = 4096, or choose `--n 2048`."]
     if partial:
         lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
@@ -227,8 +249,39 @@ def ratio_figure(summary):
 
 
 def _on_all_cores(summary):
-    """The points measured on every core (a --full run also has them on fewer)."""
-    return summary[summary["cores"] == summary["cores"].max()] if "cores" in summary else summary
+    """The points measured on every core (a --full run also has them on fewer), at the paper's X when it was run
+    (a sweep of X also has others)."""
+    if "cores" in summary:
+        summary = summary[summary["cores"] == summary["cores"].max()]
+    if "limit" in summary:
+        summary = summary[summary["limit"] == (THREADS if THREADS in set(summary["limit"]) else summary["limit"].max())]
+    return summary
+
+
+def limits_figure(summary):
+    """The paper's Fig. 3: median time against X, the threads running at once, per store and thread management,
+    at the largest n, on every core."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.5, 4))
+    ax = fig.subplots()
+    if "cores" in summary:
+        summary = summary[summary["cores"] == summary["cores"].max()]
+    n = summary["n"].max()
+    at_n = summary[summary["n"] == n]
+    colours = {s: f"C{i}" for i, s in enumerate(dict.fromkeys(at_n["store"]))}
+    styles = {m: st for m, st in zip(MODES, ("-", "--", ":"))}
+    for (store, mode), g in at_n.groupby(["store", "threads"], sort=False):
+        g = g.sort_values("limit")
+        ax.plot(g["limit"], g["median_s"], marker="o", color=colours[store], linestyle=styles.get(mode, "-"),
+                label=f"{store}, {mode}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("X: threads running at once")
+    ax.set_ylabel(f"seconds for {3 * n} requests (median)")
+    ax.set_title(f"n = {n}: time against the number of threads (the paper's Fig. 3)")
+    ax.legend(fontsize=7)
+    return fig
 
 
 def cores_figure(summary):
@@ -237,6 +290,8 @@ def cores_figure(summary):
 
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
+    if "limit" in summary:
+        summary = summary[summary["limit"] == (THREADS if THREADS in set(summary["limit"]) else summary["limit"].max())]
     n = summary["n"].max()
     at_n = summary[summary["n"] == n]
     colours = {s: f"C{i}" for i, s in enumerate(dict.fromkeys(at_n["store"]))}   # a colour per store,

@@ -300,10 +300,13 @@ def bench_handoffs(mode, impls, workers):
               help="n = 512, 5 runs per point (default; about 3 minutes on 2 quiet cores, 7 beside other work): too "
                    "few tasks to test the paper's pool-vs-spawn claim, which the summary says")
 @click.option("--full", "mode", flag_value="full",
-              help="n = 256, 1024 and 4096, 5 runs per point, on 1, 2, 4, ... cores and all (tens of minutes)")
+              help="n = 256, 1024 and 4096, 5 runs per point, on 1, 2, 4, ... cores and all, at most 4, 16, 64 and "
+                   "256 threads at once (tens of minutes)")
 @click.option("--reps", type=int, help="runs per point (default 5)")
 @click.option("--n", "ns", help="events per run, e.g. 256,1024 (default: the mode's)")
-def bench_calendar(mode, reps, ns):
+@click.option("--threads", "limits", help="X, the threads running at once, e.g. 4,16,64 (default: 64, the paper's; "
+                                            "--full sweeps 4 to 256, as the paper's Fig. 3)")
+def bench_calendar(mode, reps, ns, limits):
     """McBride & Ferrell's experiment: create, edit and delete n events as tasks, on the kit's store with
     each list kind and on SQLite in the same run; a thread pool, a thread per task, virtual threads.
     Ratios to SQLite, the paper's claims tested; CSV and plots in results/bench/calendar/."""
@@ -312,7 +315,11 @@ def bench_calendar(mode, reps, ns):
         counts = [int(x) for x in ns.split(",")] if ns else None
     except ValueError:
         raise LabError(f"--n takes numbers separated by commas, got '{ns}'", "e.g. --n 256,1024")
-    _exit_if_partial(mod.run(mode, reps, counts))
+    try:
+        xs = [int(x) for x in limits.split(",")] if limits else None
+    except ValueError:
+        raise LabError(f"--threads takes numbers separated by commas, got '{limits}'", "e.g. --threads 4,16,64")
+    _exit_if_partial(mod.run(mode, reps, counts, xs))
 
 
 @bench.command("dht")

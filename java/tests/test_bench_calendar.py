@@ -17,12 +17,14 @@ def test_a_short_full_run_measures_every_store_and_mode_against_sqlite_on_each_c
     assert bench_calendar.core_counts(8, True) == [1, 2, 4, 8] and bench_calendar.core_counts(6, True) == [1, 2, 4, 6]
     assert bench_calendar.core_counts(2, False) == [2] and bench_calendar.core_counts(1, True) == [1]
     cores = bench_calendar.core_counts(len(os.sched_getaffinity(0)), True)
-    out = bench_calendar.run("full", reps=2, ns=[16])
+    out = bench_calendar.run("full", reps=2, ns=[16], limits=[4, 64])
     raw = pd.read_csv(out / "raw.csv")
     stores = set(bench_calendar.list_kinds(catalog.load())) | {"SQLite"}
     assert set(raw["store"]) == stores and stores >= {"LazyList", "LockFreeList", "SkipListSet"}
     assert set(raw["threads"]) >= {"pool", "spawn"} and (raw["status"] == "ok").all() and (raw["total_s"] > 0).all()
-    assert len(raw) == len(stores) * raw["threads"].nunique() * 2 * len(cores)
+    assert len(raw) == len(stores) * raw["threads"].nunique() * 2 * len(cores) * 2
+    # X, the threads running at once, swept as the paper's Fig. 3: every point at each X
+    assert (raw.groupby("limit").size() == len(raw) // 2).all() and set(raw["limit"]) == {4, 64}
     assert sorted(raw["cores"].unique()) == cores
     assert (raw.groupby("cores").size() == len(raw) // len(cores)).all(), "every point on every core count"
     summary = pd.read_csv(out / "summary.csv")
@@ -32,7 +34,9 @@ def test_a_short_full_run_measures_every_store_and_mode_against_sqlite_on_each_c
     tests = pd.read_csv(out / "tests.csv")
     assert set(tests["claim"]) == {"lists differ (Kruskal-Wallis)", "pool vs spawn (Mann-Whitney)"}
     assert tests["p"].between(0, 1).all()
-    for png in ("calendar_times.png", "calendar_ratio.png"):
+    assert set(summary["limit"]) == {4, 64} and all("threads at once" in w for w in tests["where"])
+    assert "| X |" in (out / "summary.md").read_text()
+    for png in ("calendar_times.png", "calendar_ratio.png", "calendar_threads.png"):
         assert (out / png).stat().st_size > 10_000
     # n = 16 tests no claim about more than 1 024 tasks, and the summary says so (issue 49)
     assert "it does not test that claim" in (out / "summary.md").read_text()
@@ -62,3 +66,5 @@ def test_bad_options_are_named():
         bench_calendar.run("quick", reps=1)
     with pytest.raises(LabError, match="--n takes positive numbers"):
         bench_calendar.run("quick", ns=[0])
+    with pytest.raises(LabError, match="--threads takes positive numbers"):
+        bench_calendar.run("quick", limits=[0])
