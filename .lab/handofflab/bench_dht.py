@@ -67,9 +67,15 @@ def cells(plan: Plan) -> list[tuple[int, int]]:
     return [(plan.q, plan.q + 4), (0, plan.q + 4), (0, 4)]
 
 
-def label(impl: str, q: int, buffers) -> str:
-    """The implementation's name in the summary: the kit's table with its cell."""
-    return f"dht q={q} pool={buffers}" if impl == "dht" else impl
+PAPER_LOOP = "raw-put L=1"   # the raw put as the paper's loop: a wait after every put
+
+
+def label(impl: str, q: int, buffers, blocking: int = 100) -> str:
+    """The implementation's name in the summary: the kit's table with its cell; the raw put waited for every L
+    puts ("raw-put", the baseline, L = 100 as the table's) or after each one (the paper's loop)."""
+    if impl == "dht":
+        return f"dht q={q} pool={buffers}"
+    return PAPER_LOOP if impl == "raw-put" and blocking == 1 else impl
 
 
 def processes() -> int:
@@ -86,7 +92,8 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
             raise LabError(f"--reps must be at least 2, got {reps}", "use 3 or more: a median needs several runs")
         plan = replace(plan, reps=reps)
     p = processes()
-    impls = [(impl, q, buffers) for impl in IMPLS for q, buffers in (cells(plan) if impl == "dht" else [(0, None)])]
+    impls = [(impl, q, buffers, 100) for impl in IMPLS for q, buffers in (cells(plan) if impl == "dht" else [(0, None)])]
+    impls += [("raw-put", 0, None, 1)] if "raw-put" in IMPLS else []   # and the raw put as the paper's own loop
     if matrices:  # every input read before the first measurement, not after minutes of other phases
         for m in plan.matrices:
             if (matrices / f"{m}.mtx").is_file():
@@ -113,9 +120,9 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
             task = bar.add_task("patterns", total=total)
             for rep in range(plan.reps):             # interleaved: each rep runs every point once
                 for pattern in dht.PATTERNS:
-                    for impl, q, buffers in impls:
-                        bar.update(task, description=f"{pattern} {label(impl, q, buffers)} (run {rep + 1}/{plan.reps})")
-                        raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=q, impl=impl,
+                    for impl, q, buffers, blocking in impls:
+                        bar.update(task, description=f"{pattern} {label(impl, q, buffers, blocking)} (run {rep + 1}/{plan.reps})")
+                        raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=blocking, q=q, impl=impl,
                                                           buffers=buffers)
                                      for row in _rows(r, "patterns", rep)])
                         done += 1
@@ -252,7 +259,8 @@ def analyze(df):
     from scipy import stats
 
     pat = df[(df.part == "patterns") & (df["values"] > 0)]   # 1-N: the processes that insert nothing are left out
-    pat = pat.assign(impl=[label(i, q, int(b) if b == b else b) for i, q, b in zip(pat.impl, pat.q, pat.buffers)])
+    pat = pat.assign(impl=[label(i, q, int(b) if b == b else b, blocking)
+                           for i, q, b, blocking in zip(pat.impl, pat.q, pat.buffers, pat.L)])
     summary = pat.groupby(["pattern", "impl", "phase"], sort=False).agg(
         runs=("run", "nunique"), init_us=("init_us", "median"), completion_us=("completion_us", "median"),
         barrier_us=("barrier_us", "median"), waiting_share=("service_waiting_share", "max")).reset_index()
@@ -314,8 +322,10 @@ def report(summary, tests, p: int, plan: Plan) -> str:
              "completion queue is off (a buffer waits for its reply to be written before the next request). Three "
              f"cells, one factor at a time: q = {plan.q} and 0 with the same pool of {plan.q + 4}, then q = 0 with 4.",
              "- **raw-put**: the paper's LAPI_Put baseline as far as TCP allows: each insert written into an array "
-             "at the target, no table, no service thread's queue, waited for every L puts (the paper waited after "
-             "each). Inserts only; timed, not checked.",
+             "at the target, no table, no service thread's queue, waited for every L = 100 puts, as the table is; "
+             "the ratios are to it. Inserts only; timed, not checked (another origin may overwrite a place).",
+             f"- **{PAPER_LOOP}**: the same raw put as the paper's own loop, a wait for the counter after every put: "
+             "what a one-sided put costs when nothing is pipelined. Timed, not checked.",
              "- **hazelcast**: the same loops on a Hazelcast IMap, one member per process, started with the JVM "
              "options its documentation asks for and with no backup copy (the kit's table keeps none); checked "
              "exactly once.", "",

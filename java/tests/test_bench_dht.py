@@ -29,12 +29,14 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     # the kit's table in three cells, one factor at a time: q on and off with one pool, then the pool shrunk
     assert set(zip(pat[pat.impl == "dht"].q, pat[pat.impl == "dht"].buffers)) == {(4, 8), (0, 8), (0, 4)}
     assert len(pat[pat.impl == "dht"]) == len(dht.PATTERNS) * 3 * 2 * p * 3
-    assert len(pat[pat.impl == "raw-put"]) == len(dht.PATTERNS) * 2 * p and set(pat[pat.impl == "raw-put"].phase) == {"insert"}
+    # the raw put twice: waited for every 100 puts (the baseline) and after each, as the paper's loop
+    raw_put = pat[pat.impl == "raw-put"]
+    assert len(raw_put) == len(dht.PATTERNS) * 2 * 2 * p and set(raw_put.phase) == {"insert"} and set(raw_put.L) == {1, 100}
     assert (raw[raw["values"] > 0].completion_us > 0).all()
     summary = pd.read_csv(out / "summary.csv")
     assert (summary[summary.impl == "raw-put"].ratio_to_raw_put == 1).all()
     kit = summary[summary.impl != "raw-put"]
-    assert set(kit.impl) == {"dht q=4 pool=8", "dht q=0 pool=8", "dht q=0 pool=4"}
+    assert set(kit.impl) == {"dht q=4 pool=8", "dht q=0 pool=8", "dht q=0 pool=4", "raw-put L=1"}
     assert (kit.ratio_to_raw_put == kit.completion_us / kit.raw_put_us).all()
     study = raw[raw.part == "study"]
     assert set(study.q) == {0, 4} and set(study.L) == {1, 100} and study.n.between(1, 8).all()

@@ -118,8 +118,13 @@ def test_shutdown_waits_for_long_requests_and_blames_no_correct_handoff():
     socks = start_requests(server, 4, 5000)
     code, out, err = server.stop()
     finish(socks)
-    assert code == 1 and "still queued in MonitorBuffer and 2 being served" in out, out + err
-    assert "lost them" not in out
+    # Two truthful accounts, by where the 5 s requests stand at the stop: queued in the buffer behind two busy
+    # workers, or (a busy machine, CI beside two busy loops) the acceptor still putting into the full buffer.
+    # Either way the grace is named, and the handoff is blamed for nothing.
+    assert code == 1 and "stopped WITHOUT draining" in out and "problems: none" in out, out + err
+    assert ("still queued in MonitorBuffer and 2 being served" in out
+            or "still waiting to put into a full MonitorBuffer while 2 worker(s) were serving" in out), out + err
+    assert "a longer --grace-ms lets them finish" in out and "lost them" not in out
 
 
 def test_a_client_that_closes_before_its_reply_is_not_served():
