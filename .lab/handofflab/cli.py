@@ -325,7 +325,7 @@ def bench_calendar(mode, reps, ns, limits):
 @bench.command("dht")
 @click.option("--quick", "mode", flag_value="quick", default=True,
               help="3 000 values per process, 3 runs per point, 40 randomised runs, Table 1's 20 matrices (default; "
-                   "about 4 minutes on 2 quiet cores, 10 beside other work; each point is kept as it finishes)")
+                   "about 4½ minutes on 2 quiet cores, over 10 beside other work; each point is kept as it finishes)")
 @click.option("--full", "mode", flag_value="full",
               help="20 000 values, 5 runs per point, 210 randomised runs, q = 128")
 @click.option("--reps", type=int, help="runs per point (default: the mode's)")
