@@ -259,7 +259,7 @@ def analyze(df):
     from scipy import stats
 
     pat = df[(df.part == "patterns") & (df["values"] > 0)]   # 1-N: the processes that insert nothing are left out
-    pat = pat.assign(impl=[label(i, q, int(b) if b == b else b, blocking)
+    pat = pat.assign(impl=[label(i, q, int(b) if pd.notna(b) else None, blocking)
                            for i, q, b, blocking in zip(pat.impl, pat.q, pat.buffers, pat.L)])
     summary = pat.groupby(["pattern", "impl", "phase"], sort=False).agg(
         runs=("run", "nunique"), init_us=("init_us", "median"), completion_us=("completion_us", "median"),
@@ -383,8 +383,8 @@ def analyze_processors(df):
     """The processor axis: per pattern, p and phase, the median barrier and completion time per value over the
     inserting processes and runs; and per pattern, the least-squares line of the insert barrier time against p
     (slope, R^2): the paper's Fig. 3 has N-1 grow linearly with p (every process's values go to one target)."""
-    import numpy as np
     import pandas as pd
+    from scipy import stats
 
     ax = df[(df.part == "processors") & (df["values"] > 0)]
     cores = os.cpu_count() or 1
@@ -394,11 +394,9 @@ def analyze_processors(df):
     growth = []
     for pattern, g in table[table.phase == "insert"].groupby("pattern"):
         if g.p.nunique() >= 2:
-            slope, intercept = np.polyfit(g.p, g.barrier_us, 1)
-            fitted = slope * g.p + intercept
-            ss = ((g.barrier_us - g.barrier_us.mean()) ** 2).sum()
-            r2 = 1 - ((g.barrier_us - fitted) ** 2).sum() / ss if ss > 0 else float("nan")
-            growth.append({"pattern": pattern, "slope_us_per_process": slope, "r2": r2,
+            fit = stats.linregress(g.p, g.barrier_us)
+            r2 = fit.rvalue ** 2 if g.barrier_us.nunique() > 1 else float("nan")   # a flat line explains nothing
+            growth.append({"pattern": pattern, "slope_us_per_process": fit.slope, "r2": r2,
                            "at_smallest_p": g.barrier_us.iloc[0], "at_largest_p": g.barrier_us.iloc[-1]})
     return table, pd.DataFrame(growth, columns=["pattern", "slope_us_per_process", "r2", "at_smallest_p", "at_largest_p"])
 
