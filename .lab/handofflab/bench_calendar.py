@@ -10,6 +10,7 @@ CSV, summary and plots in results/bench/calendar/.
 Benchmarks are measurements, not tests: nothing here passes or fails on a time."""
 from __future__ import annotations
 
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,17 +81,14 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
     partial = False
     parts = []
-    for k in cores:
-        for x in plan.limits:
-            part = OUT / f"raw-{k}cores-{x}threads.csv"
-            parts.append((part, x))
-            cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
-                   "handofflab.calendar.CalendarBench", str(part), str(plan.reps), ",".join(map(str, plan.ns)),
-                   ",".join(stores), ",".join(modes), str(x)]
-            info(f"on {k} core(s), at most {x} threads at once")
-            partial |= stream(cmd, part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
-            if partial:
-                break
+    for k, x in itertools.product(cores, plan.limits):
+        part = OUT / f"raw-{k}cores-{x}threads.csv"
+        parts.append((part, x))
+        cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
+               "handofflab.calendar.CalendarBench", str(part), str(plan.reps), ",".join(map(str, plan.ns)),
+               ",".join(stores), ",".join(modes), str(x)]
+        info(f"on {k} core(s), at most {x} threads at once")
+        partial |= stream(cmd, part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
         if partial:
             break
     _concat(parts, raw)
@@ -206,7 +204,7 @@ def times_figure(summary, stores: list[str] | None = None):
     """Median time per store and thread management, one panel per n (log scale, quartiles as bars)."""
     from matplotlib.figure import Figure  # no pyplot state: the notebook shows it, the CLI saves it
 
-    summary = _on_all_cores(summary)
+    summary = on_all_cores(summary)
     modes = [m for m in MODES if m in set(summary["threads"])]
     stores = stores or list(dict.fromkeys(summary["store"]))
     ns = sorted(summary["n"].unique())
@@ -234,7 +232,7 @@ def ratio_figure(summary):
 
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
-    summary = _on_all_cores(summary)
+    summary = on_all_cores(summary)
     kit = summary[summary["store"] != DATABASE]
     for (store, mode), g in kit.groupby(["store", "threads"], sort=False):
         ax.plot(g["n"], g["ratio_to_db"], marker="o", label=f"{store}, {mode}")
@@ -248,14 +246,22 @@ def ratio_figure(summary):
     return fig
 
 
-def _on_all_cores(summary):
-    """The points measured on every core (a --full run also has them on fewer), at the paper's X when it was run
-    (a sweep of X also has others)."""
-    if "cores" in summary:
-        summary = summary[summary["cores"] == summary["cores"].max()]
-    if "limit" in summary:
-        summary = summary[summary["limit"] == (THREADS if THREADS in set(summary["limit"]) else summary["limit"].max())]
-    return summary
+def on_all_cores(summary):
+    """The points (runs or a summary's rows) measured on every core (a --full run also has them on fewer), at the
+    paper's X when it was run (a sweep of X also has others): one setting of both, as the notebook reads a run."""
+    return _at_paper_x(_on_every_core(summary))
+
+
+def _on_every_core(summary):
+    """The points measured on all the machine's cores (a --full run also has them on fewer)."""
+    return summary[summary["cores"] == summary["cores"].max()] if "cores" in summary else summary
+
+
+def _at_paper_x(summary):
+    """The points at the paper's X, 64 threads at once, when the run had it (else at its largest X)."""
+    if "limit" not in summary:
+        return summary
+    return summary[summary["limit"] == (THREADS if THREADS in set(summary["limit"]) else summary["limit"].max())]
 
 
 def limits_figure(summary):
@@ -265,8 +271,7 @@ def limits_figure(summary):
 
     fig = Figure(figsize=(9, 4.5))
     ax = fig.subplots()
-    if "cores" in summary:
-        summary = summary[summary["cores"] == summary["cores"].max()]
+    summary = _on_every_core(summary)
     n = summary["n"].max()
     at_n = summary[summary["n"] == n]
     colours = {s: f"C{i}" for i, s in enumerate(dict.fromkeys(at_n["store"]))}
@@ -293,8 +298,7 @@ def cores_figure(summary):
 
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
-    if "limit" in summary:
-        summary = summary[summary["limit"] == (THREADS if THREADS in set(summary["limit"]) else summary["limit"].max())]
+    summary = _at_paper_x(summary)
     n = summary["n"].max()
     at_n = summary[summary["n"] == n]
     colours = {s: f"C{i}" for i, s in enumerate(dict.fromkeys(at_n["store"]))}   # a colour per store,
