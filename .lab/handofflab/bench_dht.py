@@ -17,8 +17,8 @@ p separate JVM processes on loopback.
 
 CSV, summary and plots in results/bench/dht/. Benchmarks are measurements, not tests: nothing here
 passes or fails on a time. Every run still checks that each value was stored, found and deleted
-exactly once (the raw put excepted: it stores into an array, unchecked), and a run that fails stops
-the benchmark with its reason."""
+exactly once (the raw put too: each origin puts into its own part of every target's array, and an
+untimed raw get reads every address back), and a run that fails stops the benchmark with its reason."""
 from __future__ import annotations
 
 import contextlib
@@ -322,10 +322,12 @@ def report(summary, tests, p: int, plan: Plan) -> str:
              "completion queue is off (a buffer waits for its reply to be written before the next request). Three "
              f"cells, one factor at a time: q = {plan.q} and 0 with the same pool of {plan.q + 4}, then q = 0 with 4.",
              "- **raw-put**: the paper's LAPI_Put baseline as far as TCP allows: each insert written into an array "
-             "at the target, no table, no service thread's queue, waited for every L = 100 puts, as the table is; "
-             "the ratios are to it. Inserts only; timed, not checked (another origin may overwrite a place).",
+             "at the target, at the address its origin names, no table, no service thread's queue, waited for every "
+             "L = 100 puts, as the table is; the ratios are to it. Puts only are timed. It is not one-sided: a thread "
+             "of the target reads the socket and a writer thread replies. Checked exactly once: each origin owns its "
+             "part of the array, and an untimed raw get reads every address back and compares.",
              f"- **{PAPER_LOOP}**: the same raw put as the paper's own loop, a wait for the counter after every put: "
-             "what a one-sided put costs when nothing is pipelined. Timed, not checked.",
+             "what a one-sided put costs when nothing is pipelined. Checked the same way.",
              "- **hazelcast**: the same loops on a Hazelcast IMap, one member per process, started with the JVM "
              "options its documentation asks for and with no backup copy (the kit's table keeps none); checked "
              "exactly once.", "",

@@ -40,7 +40,8 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
         impl: str = "dht", timeout: float = 300, buffers: int | None = None) -> list[dict]:
     """One run: p processes, each the paper's insert / find / delete loops; their JSON lines, by process
     id. An error if any process failed, or if any value was lost, duplicated or changed. `impl` "raw-put":
-    the paper's baseline, the inserts only, into an array at the target (see Target.rawPut);
+    the paper's baseline, puts into an array at the address the origin names, timed, then read back by
+    untimed gets and checked the same way (see Target.raw);
     "hazelcast": the same loops on a Hazelcast cluster (q does not apply). `buffers`: each target's receive
     buffers (at least q + 1; None: q + 4, the kit's default)."""
     if pattern not in PATTERNS:

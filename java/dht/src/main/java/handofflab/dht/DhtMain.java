@@ -94,7 +94,7 @@ public final class DhtMain {
     }
 
     /** The micro-benchmark of one process: insert, find, delete, each timed in the paper's three ways, each checked. */
-    public static final class Workload {
+    public static class Workload {   // not final: a test overrides rawAddress to show the check catches an overwrite
         final DhtNode node;
         final String pattern;
         final int values, n, blocking, p, me;
@@ -125,6 +125,12 @@ public final class DhtMain {
             return (long) me * 1_000_000_000L + j;
         }
 
+        /** The raw put's request j: the address in its target's array where this origin's values go (LAPI_Put names
+         *  one). Each origin owns 1/p of every target's array, so no origin overwrites another's values. */
+        long rawAddress(int j) {
+            return (long) me * (Target.RAW_INTS / p) + (long) j * n * node.config().width;
+        }
+
         int[] valuesOf(int j, int count) {
             int[] v = new int[count * 2];
             for (int i = 0; i < count; i++) {
@@ -137,8 +143,13 @@ public final class DhtMain {
         String run() throws InterruptedException {
             int requests = originates() ? (values + n - 1) / n : 0;
             List<int[]> found = new ArrayList<>(), deleted = new ArrayList<>();
-            boolean raw = node.config().rawPut;   // the baseline: inserts only, into an array, nothing to check
-            int phases = raw ? 1 : 3;
+            boolean raw = node.config().rawPut;   // the baseline: timed puts into an array, then untimed gets that check them
+            int phases = raw ? 2 : 3, timed = raw ? 1 : 3;
+            if (raw && (long) values * node.config().width > Target.RAW_INTS / p) {
+                throw new DhtException("the raw put of " + values + " values per process needs " + values * node.config().width
+                        + " ints of each target's array, which gives each of the " + p + " processes "
+                        + Target.RAW_INTS / p + ": run it with fewer --values or fewer processes");
+            }
             for (int phase = 0; phase < phases; phase++) {
                 long t0 = System.nanoTime(), initiating = 0, waiting = 0;
                 List<Request> batch = new ArrayList<>(blocking);
@@ -147,15 +158,16 @@ public final class DhtMain {
                 // ANCHOR: blocking
                 for (int j = 0; j < requests; j++) {
                     int count = Math.min(n, values - j * n);
-                    long key = key(j);
+                    int target = targetOf(key(j));
+                    long key = raw ? rawAddress(j) : key(j);
                     long s = System.nanoTime();
                     Request r;
                     if (phase == 0) {
-                        r = node.insert(targetOf(key), key, count, valuesOf(j, count));
+                        r = node.insert(target, key, count, valuesOf(j, count));
                     } else {
                         int[] out = new int[count * 2];
                         outs.add(out);
-                        r = phase == 1 ? node.find(targetOf(key), key, count, out) : node.delete(targetOf(key), key, count, out);
+                        r = phase == 1 ? node.find(target, key, count, out) : node.delete(target, key, count, out);
                     }
                     initiating += System.nanoTime() - s;
                     batch.add(r);
@@ -173,7 +185,7 @@ public final class DhtMain {
                 initiation[phase] = initiating;
                 completion[phase] = initiating + waiting;
                 barrier[phase] = end - t0;
-                for (int j = 0; j < all.size() && !raw; j++) {
+                for (int j = 0; j < all.size(); j++) {
                     check(phase, j, all.get(j), phase == 0 ? null : outs.get(j));
                 }
             }
@@ -190,7 +202,7 @@ public final class DhtMain {
                             + "\"service_waiting_share\": %.4f, \"buffers\": %d, %s}",
                     me, p, raw ? "raw-put" : "dht", node.config().completionQueue, pattern, total, n, blocking, requests,
                     wrong, firstWrong.replace("\"", "'"),
-                    perValue(initiation, total, phases), perValue(completion, total, phases), perValue(barrier, total, phases),
+                    perValue(initiation, total, timed), perValue(completion, total, timed), perValue(barrier, total, timed),
                     node.serviceWaitingShare(), node.config().buffers, node.targetTimeShares());
         }
 
@@ -209,7 +221,8 @@ public final class DhtMain {
             if (out != null) {
                 int[] sorted = sortedPairs(out), want = sortedPairs(valuesOf(j, count));
                 if (!Arrays.equals(sorted, want)) {
-                    mark(count, (phase == 1 ? "find" : "delete") + " of key " + r.key() + " returned other values than inserted");
+                    mark(count, (node.config().rawPut ? "raw get at address " : phase == 1 ? "find of key " : "delete of key ")
+                            + r.key() + " returned other values than " + (node.config().rawPut ? "put there" : "inserted"));
                 }
             }
         }
@@ -235,7 +248,7 @@ public final class DhtMain {
             return out;
         }
 
-        /** Per value, in µs, for the phases run (insert, find, delete; the raw-put baseline runs inserts only);
+        /** Per value, in µs, for the phases timed (insert, find, delete; the raw-put baseline times its puts only);
          *  the JSON array every implementation of the benchmark prints (java/dht-hazelcast too). */
         public static String perValue(long[] nanos, int total, int phases) {
             StringBuilder b = new StringBuilder();

@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -51,6 +52,8 @@ final class Target implements Closeable {
     private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
     private int handed, keptRounds;          // the service thread's: buffers handed to the queue (requests served); idle rounds all kept
     private volatile String kept;            // set once every buffer is kept with its reply out: the header handlers say so
+    /** The raw put's array, in ints: each origin owns RAW_INTS / p of it and names where its values go, as LAPI_Put does. */
+    public static final int RAW_INTS = 1 << 22;
     private final int[] raw;                 // the raw-put baseline's array (empty unless config.rawPut)
     private final java.util.concurrent.CountDownLatch originsEnded;   // one count per origin whose connection ended
     // owned by the service thread
@@ -87,7 +90,7 @@ final class Target implements Closeable {
         this.config = config;
         this.table = table;
         this.originsEnded = new java.util.concurrent.CountDownLatch(config.processes());
-        this.raw = new int[config.rawPut ? 1 << 22 : 0];
+        this.raw = new int[config.rawPut ? RAW_INTS : 0];
         this.pool = new ArrayBlockingQueue<>(config.buffers);
         for (int i = 0; i < config.buffers; i++) {
             pool.add(new int[config.maxRequest * config.width]);
@@ -200,8 +203,10 @@ final class Target implements Closeable {
                         return;
                     }
                     Op op = Op.values()[code];
-                    if (config.rawPut && op == Op.INSERT) {
-                        rawPut(id, key, n);
+                    if (config.rawPut && (op == Op.INSERT || op == Op.FIND)) {
+                        if (!raw(op, id, key, n)) {
+                            return;
+                        }
                         continue;
                     }
                     int[] buffer = op == Op.BARRIER ? null : takeBuffer();  // a held barrier must not hold a buffer
@@ -230,19 +235,37 @@ final class Target implements Closeable {
         }
 
         /**
-         * The benchmark's baseline, the paper's LAPI_Put: the values go straight from the socket into
-         * an array, at a place computed from the key, and the reply follows. No receive buffer, no
-         * service thread, no table: what is left is the transport and one thread handoff to the writer.
+         * The benchmark's baseline, the paper's LAPI_Put: the values go straight from the socket into the array at
+         * the address the origin names (in {@code key}), and the reply follows. No receive buffer, no service thread,
+         * no table: what is left is the transport and one thread handoff to the writer. A FIND is the raw get that
+         * checks the run afterwards (untimed): it returns what that address holds. False: an address outside the
+         * array, refused, and this connection reads no more.
          */
-        private void rawPut(long id, long key, int n) throws IOException {
+        private boolean raw(Op op, long id, long address, int n) throws IOException {
             int count = n * config.width;
-            int at = (int) Math.floorMod(key * 0x9E3779B97F4A7C15L, (long) (raw.length - count + 1));
-            Wire.readInts(in, raw, at, count);  // this connection's own thread; other origins may overwrite: unchecked
-            reply(() -> {
-                out.writeLong(id);
-                out.writeByte(Wire.OK);
-                out.writeInt(n);
-            });
+            if (address < 0 || address > raw.length - count) {
+                reply(() -> error(id, "a raw " + (op == Op.INSERT ? "put" : "get") + " of " + count + " ints at address "
+                        + address + ": this target's array holds " + raw.length));
+                return false;
+            }
+            int at = (int) address;
+            if (op == Op.INSERT) {
+                Wire.readInts(in, raw, at, count);  // this connection's own thread: the origin owns this part of the array
+                reply(() -> {
+                    out.writeLong(id);
+                    out.writeByte(Wire.OK);
+                    out.writeInt(n);
+                });
+            } else {
+                int[] held = Arrays.copyOfRange(raw, at, at + count);
+                reply(() -> {
+                    out.writeLong(id);
+                    out.writeByte(Wire.OK);
+                    out.writeInt(n);
+                    Wire.writeInts(out, held, count);
+                });
+            }
+            return true;
         }
 
         /** A free receive buffer, waiting while none is (back-pressure); null once the completion queue is known to keep

@@ -107,6 +107,69 @@ class DhtNodeTest {
                 w.firstWrong);
     }
 
+    List<DhtNode> startRawPut(int p) throws Exception {
+        List<InetSocketAddress> none = List.of(InetSocketAddress.createUnresolved("127.0.0.1", 0));
+        nodes.addAll(DhtNode.inOneJvm(p, new DhtConfig(0, none, 2, 8, 16, 1 << 10, 16, 6, 4, 5, true)));
+        return nodes;
+    }
+
+    static List<DhtMain.Workload> runAll(List<DhtMain.Workload> workloads) throws Exception {
+        List<CompletableFuture<Void>> runs = new ArrayList<>();
+        for (DhtMain.Workload w : workloads) {
+            runs.add(CompletableFuture.runAsync(() -> {
+                try {
+                    w.run();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (CompletableFuture<Void> run : runs) {
+            run.get();
+        }
+        return workloads;
+    }
+
+    /** The raw-put baseline is checked like the table: after the timed puts, a raw get reads every address back. */
+    @ParameterizedTest(name = "L = {0}")
+    @ValueSource(ints = {1, 10})
+    void everyRawPutLandsExactlyWhereItsOriginPutIt(int blocking) throws Exception {
+        List<DhtMain.Workload> ws = new ArrayList<>();
+        for (DhtNode node : startRawPut(3)) {
+            ws.add(new DhtMain.Workload(node, "n-n", 2_000, 3, blocking));
+        }
+        for (DhtMain.Workload w : runAll(ws)) {
+            assertEquals(0, w.wrong, w.firstWrong);
+        }
+    }
+
+    /** ... and that check can fail: an origin whose puts all name one address keeps only its last; the gets see it. */
+    @Test
+    void aRawPutOverwrittenByAnotherIsCaughtByTheWorkloadCheck() throws Exception {
+        List<DhtMain.Workload> ws = new ArrayList<>();
+        for (DhtNode node : startRawPut(2)) {
+            ws.add(new DhtMain.Workload(node, "n-n", 200, 1, 10) {
+                @Override
+                long rawAddress(int j) {
+                    return (long) me * (Target.RAW_INTS / p);   // every put of this origin at its first address
+                }
+            });
+        }
+        for (DhtMain.Workload w : runAll(ws)) {
+            assertTrue(w.wrong > 0, "an overwritten put went unseen");
+            assertTrue(w.firstWrong.contains("raw get at address") && w.firstWrong.contains("other values than put there"),
+                    w.firstWrong);
+        }
+    }
+
+    @Test
+    void aRawPutOutsideTheTargetsArrayIsRefusedWithItsAddress() throws Exception {
+        DhtNode a = startRawPut(2).get(0);
+        Request r = a.insert(1, Target.RAW_INTS - 1, 1, new int[2]);
+        DhtException e = assertThrows(DhtException.class, () -> a.await(r));
+        assertTrue(e.getMessage().contains("a raw put of 2 ints at address " + (Target.RAW_INTS - 1)), e.getMessage());
+    }
+
     @Test
     void badRequestsAreRefusedAtTheOriginWithWhatToDo() throws Exception {
         DhtNode a = start(2, 2, 16, 1 << 10).get(0);
