@@ -6,6 +6,9 @@ kinds (the paper: "no significant difference"), Mann-Whitney for pool against sp
 pooling "significantly better" above 1024 tasks). --full also runs each point on 1, 2, 4, ... of the
 machine's cores (the paper compared 4- and 8-core machines), by CPU affinity, and plots the speed-up, and
 sweeps X, the limit on threads running at once (the paper's Fig. 3; --threads chooses it in any mode).
+Then the same three phases over the whole database (users, groups, calendars, events: create users and
+groups, join users to groups and add events, delete users and groups at once), the kit's CalendarDatabase
+with each list against the same schema on SQLite, on every core at the paper's X.
 CSV, summary and plots in results/bench/calendar/.
 Benchmarks are measurements, not tests: nothing here passes or fails on a time."""
 from __future__ import annotations
@@ -32,11 +35,13 @@ class Plan:
     reps: int
     sweep_cores: bool = False  # each point on 1, 2, 4, ... cores as well as on all of them
     limits: tuple[int, ...] = (THREADS,)   # X, the threads running at once: swept as the paper's Fig. 3
+    database_ns: tuple[int, ...] = (128,)  # users per run of the whole database (each join rewrites a group: ~5 times
+                                           # an event's cost, so fewer than the events' n)
 
 
-QUICK = Plan(ns=(512,), reps=5)                                     # about 3 minutes on 2 cores
+QUICK = Plan(ns=(512,), reps=5)                                     # 4 minutes on 2 quiet cores (measured, with the database)
 FULL = Plan(ns=(256, 1024, 4096), reps=5, sweep_cores=True,         # the paper's range around 1024 tasks; tens of minutes
-            limits=(4, 16, THREADS, 256))
+            limits=(4, 16, THREADS, 256), database_ns=(128, 512))
 
 
 def core_counts(available: int, sweep: bool) -> list[int]:
@@ -58,7 +63,8 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     plan = QUICK if mode == "quick" else FULL
     if reps is not None and reps < 2:
         raise LabError(f"--reps must be at least 2, got {reps}", "use 5: the significance tests need several runs per point")
-    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores, tuple(limits) if limits else plan.limits)
+    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores, tuple(limits) if limits else plan.limits,
+                tuple(min(n, max(ns)) for n in plan.database_ns) if ns else plan.database_ns)   # --n caps it too
     if any(n < 1 for n in plan.ns):
         raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
     if any(x < 1 for x in plan.limits):
@@ -70,29 +76,39 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     if "virtual" not in modes:
         warn("no JDK 21+ here: virtual threads are left out (install one, or set HANDOFFLAB_JAVA)")
     OUT.mkdir(parents=True, exist_ok=True)
-    raw = OUT / "raw.csv"
-    for old in [raw, *OUT.glob("raw-*cores*.csv"), OUT / "calendar_cores.png", OUT / "calendar_threads.png"]:
+    raw, database = OUT / "raw.csv", OUT / "database_raw.csv"
+    for old in [raw, database, *OUT.glob("raw-*cores*.csv"), OUT / "calendar_cores.png", OUT / "calendar_threads.png",
+                OUT / "calendar_database.png"]:
         old.unlink(missing_ok=True)
     cores = core_counts(len(os.sched_getaffinity(0)), plan.sweep_cores)
     points = len(stores) * len(modes) * len(plan.ns) * len(plan.limits)
     heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
             f"{', '.join(map(str, plan.ns))} x at most {', '.join(map(str, plan.limits))} threads at once: {points} points "
-            f"x {plan.reps} runs, on {' and '.join(map(str, cores))} core(s)")
+            f"x {plan.reps} runs, on {' and '.join(map(str, cores))} core(s); then the whole database, "
+            f"{len(stores) * len(modes) * len(set(plan.database_ns))} points at n = {', '.join(map(str, sorted(set(plan.database_ns))))} users")
     native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
+
+    def command(out: Path, x: int, workload: str = "events") -> list[str]:
+        ns = plan.database_ns if workload == "database" else plan.ns
+        return [java, *native, "-cp", javabuild.classpath("calendar"), "handofflab.calendar.CalendarBench", str(out),
+                str(plan.reps), ",".join(map(str, sorted(set(ns)))), ",".join(stores), ",".join(modes), str(x), workload]
+
     partial = False
     parts = []
     for k, x in itertools.product(cores, plan.limits):
         part = OUT / f"raw-{k}cores-{x}threads.csv"
         parts.append((part, x))
-        cmd = [java, *native, "-cp", javabuild.classpath("calendar"),
-               "handofflab.calendar.CalendarBench", str(part), str(plan.reps), ",".join(map(str, plan.ns)),
-               ",".join(stores), ",".join(modes), str(x)]
         info(f"on {k} core(s), at most {x} threads at once")
-        partial |= stream(cmd, part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
+        partial |= stream(command(part, x), part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
         if partial:
             break
     _concat(parts, raw)
-    summary, tests = summarize(raw, partial)
+    if not partial:  # the whole database, on every core at the paper's X (or the one --threads gave nearest it)
+        x = min(plan.limits, key=lambda v: abs(v - THREADS))
+        info(f"the whole database: users, groups, calendars and events, at most {x} threads at once")
+        partial |= stream(command(database, x, "database"), database,
+                          "run `mvn -f java/pom.xml -pl calendar test` to see why the database fails")
+    summary, tests = summarize(raw, partial, database if database.exists() else None)
     save(times_figure(summary), OUT / "calendar_times.png")
     save(ratio_figure(summary), OUT / "calendar_ratio.png")
     figures = "calendar_times.png, calendar_ratio.png"
@@ -102,7 +118,13 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     if len(plan.limits) > 1:
         save(limits_figure(summary), OUT / "calendar_threads.png")
         figures += ", calendar_threads.png"
-    ok(f"results in {OUT}: raw.csv, summary.csv, tests.csv, summary.md, {figures}")
+    tables = "raw.csv, summary.csv, tests.csv"
+    if database.exists():
+        save(times_figure(analyze(_read(database))[0], requests=database_requests, what="the kit's database with each list"),
+             OUT / "calendar_database.png")
+        figures += ", calendar_database.png"
+        tables += ", database_raw.csv, database_summary.csv, database_tests.csv"
+    ok(f"results in {OUT}: {tables}, summary.md, {figures}")
     return OUT
 
 
@@ -160,19 +182,26 @@ def analyze(df):
     return summary, pd.DataFrame(rows)
 
 
-def summarize(raw: Path, partial: bool = False):
+DATABASE_REQUESTS = "n + n/16 creates, 2 n joins and events, n + n/16 deletes"
+
+
+def database_requests(n: int) -> str:
+    """What one run of the database workload asks, for the plot's axis."""
+    return f"{n + n // 16} creates, {2 * n} joins and events, {n + n // 16} deletes"
+
+
+def _read(raw: Path):
     import pandas as pd
 
-    df = pd.read_csv(raw)
-    summary, tests = analyze(df)
-    summary.to_csv(OUT / "summary.csv", index=False)
-    tests.to_csv(OUT / "tests.csv", index=False)
+    return pd.read_csv(raw)
+
+
+def _tables(summary, tests) -> list[str]:
+    """A summary's rows and its tests as markdown tables."""
+    import pandas as pd
+
     fmt = (lambda x: f"{x:.3f}" if pd.notna(x) else "—")
-    limits = sorted(df["limit"].unique()) if "limit" in df.columns else [THREADS]
-    lines = [f"Each run: create n events, edit all n, delete all n (3 n requests), at most "
-             f"{', '.join(map(str, limits))} threads at once (X; the paper's is {THREADS}). "
-             f"Ratio: the median time over {DATABASE}'s median at the same thread management and n, from this run.",
-             "", "| store | threads | n |" + (" cores |" if "cores" in summary else "") + (" X |" if "limit" in summary else "")
+    lines = ["| store | threads | n |" + (" cores |" if "cores" in summary else "") + (" X |" if "limit" in summary else "")
              + " runs ok | median s | q1–q3 s | ratio to " + DATABASE + " |",
              "|---|---|---|" + ("---|" if "cores" in summary else "") + ("---|" if "limit" in summary else "") + "---|---|---|---|"]
     for _, r in summary.iterrows():
@@ -185,23 +214,53 @@ def summarize(raw: Path, partial: bool = False):
         extra = f" (pool/spawn medians {t['pool_over_spawn']:.2f})" if pd.notna(t.get("pool_over_spawn")) else ""
         lines.append(f"| {t['claim']} | {t['where']}{extra} | {t['statistic']:.2f} | {t['p']:.4f} | "
                      f"{'yes' if t['significant'] else 'no'} |")
+    return lines
+
+
+def summarize(raw: Path, partial: bool = False, database: Path | None = None):
+    """summary.md (and the CSVs beside it) from the events' runs and, when given, the whole database's."""
+    df = _read(raw)
+    summary, tests = analyze(df)
+    summary.to_csv(OUT / "summary.csv", index=False)
+    tests.to_csv(OUT / "tests.csv", index=False)
+    limits = sorted(df["limit"].unique()) if "limit" in df.columns else [THREADS]
+    lines = [f"Each run: create n events, edit all n, delete all n (3 n requests), at most "
+             f"{', '.join(map(str, limits))} threads at once (X; the paper's is {THREADS}). "
+             f"Ratio: the median time over {DATABASE}'s median at the same thread management and n, from this run.",
+             "", *_tables(summary, tests)]
     if df["n"].max() <= 1024:  # the paper's claim is about more tasks than this run had (3 n requests each)
         lines += ["", f"The paper's claim that a pool beats a thread per task is for more than 1 024 tasks. This run's "
                   f"largest n is {df['n'].max()} ({3 * df['n'].max()} requests, but at most X at once, and the "
                   "paper counts n): it does not test that claim. `--full` runs n = 4096, or choose `--n 2048`."]
+    if database is not None:
+        db = _read(database)
+        db_summary, db_tests = analyze(db)
+        db_summary.to_csv(OUT / "database_summary.csv", index=False)
+        db_tests.to_csv(OUT / "database_tests.csv", index=False)
+        lines += ["", "## The whole database", "",
+                  f"Each run: create n users and n/16 groups (each with its calendar); join every user to a group and add "
+                  f"an event to every user's calendar, interleaved; delete every user and group in a shuffled order, so "
+                  f"that a group goes while its members do ({DATABASE_REQUESTS}), on all {db['cores'].max()} cores, at "
+                  f"most {min(limits, key=lambda v: abs(v - THREADS))} threads at once. The kit's CalendarDatabase "
+                  f"(files, a lock per entity) with each list; {DATABASE}: the same tables, foreign keys that cascade the deletes, one transaction per "
+                  "request. Every run checks each group's members and each calendar's event after the joins, and after "
+                  "the deletes that no reference is broken and nothing is left.", "", *_tables(db_summary, db_tests)]
     if partial:
         lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
-    bad_runs = df[df["status"] != "ok"]
-    if len(bad_runs):
-        warn(f"{len(bad_runs)} run(s) did not serve every request correctly; they are kept in raw.csv "
-             "(status column) and left out of the medians")
+    for name, runs in (("raw.csv", df), ("database_raw.csv", _read(database) if database else None)):
+        bad_runs = 0 if runs is None else int((runs["status"] != "ok").sum())
+        if bad_runs:
+            warn(f"{bad_runs} run(s) did not serve every request correctly; they are kept in {name} "
+                 "(status column) and left out of the medians")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")
     info("\n".join(lines))
     return summary, tests
 
 
-def times_figure(summary, stores: list[str] | None = None):
-    """Median time per store and thread management, one panel per n (log scale, quartiles as bars)."""
+def times_figure(summary, stores: list[str] | None = None, requests=lambda n: f"{3 * n} requests",
+                 what: str = "the kit's store with each list"):
+    """Median time per store and thread management, one panel per n (log scale, quartiles as bars); `requests(n)`:
+    what one run asks, `what`: the stores set beside the database."""
     from matplotlib.figure import Figure  # no pyplot state: the notebook shows it, the CLI saves it
 
     summary = on_all_cores(summary)
@@ -219,8 +278,8 @@ def times_figure(summary, stores: list[str] | None = None):
             ax.bar(xs, part["median_s"], width, yerr=err, capsize=2, label=mode)
         ax.set_xticks([x + width * (len(modes) - 1) / 2 for x in range(len(stores))], stores, rotation=15)
         ax.set_yscale("log")
-        ax.set_ylabel(f"seconds for {3 * n} requests (median, quartiles)")
-        ax.set_title(f"n = {n}: the kit's store with each list, and {DATABASE}")
+        ax.set_ylabel(f"seconds for {requests(n)}\n(median, quartiles)", fontsize=8)
+        ax.set_title(f"n = {n}: {what}, and {DATABASE}")
         ax.legend(title="threads")
     fig.tight_layout()
     return fig

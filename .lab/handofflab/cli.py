@@ -297,18 +297,19 @@ def bench_handoffs(mode, impls, workers):
 
 @bench.command("calendar")
 @click.option("--quick", "mode", flag_value="quick", default=True,
-              help="n = 512, 5 runs per point (default; about 3 minutes on 2 quiet cores, 7 beside other work): too "
-                   "few tasks to test the paper's pool-vs-spawn claim, which the summary says")
+              help="n = 512 events and 128 users, 5 runs per point (default; 4 minutes on 2 quiet cores, measured): "
+                   "too few tasks to test the paper's pool-vs-spawn claim, which the summary says")
 @click.option("--full", "mode", flag_value="full",
-              help="n = 256, 1024 and 4096, 5 runs per point, on 1, 2, 4, ... cores and all, at most 4, 16, 64 and "
-                   "256 threads at once (tens of minutes)")
+              help="n = 256, 1024 and 4096 events and 128 and 512 users, 5 runs per point, on 1, 2, 4, ... cores and "
+                   "all, at most 4, 16, 64 and 256 threads at once (tens of minutes)")
 @click.option("--reps", type=int, help="runs per point (default 5)")
-@click.option("--n", "ns", help="events per run, e.g. 256,1024 (default: the mode's)")
+@click.option("--n", "ns", help="events per run, e.g. 256,1024 (default: the mode's); the database's users, at most the largest")
 @click.option("--threads", "limits", help="X, the threads running at once, e.g. 4,16,64 (default: 64, the paper's; "
                                             "--full sweeps 4 to 256, as the paper's Fig. 3)")
 def bench_calendar(mode, reps, ns, limits):
     """McBride & Ferrell's experiment: create, edit and delete n events as tasks, on the kit's store with
-    each list kind and on SQLite in the same run; a thread pool, a thread per task, virtual threads.
+    each list kind and on SQLite in the same run; a thread pool, a thread per task, virtual threads; then
+    the whole database (users, groups, calendars, events) against the same tables in SQLite.
     Ratios to SQLite, the paper's claims tested; CSV and plots in results/bench/calendar/."""
     from handofflab import bench_calendar as mod
     try:

@@ -40,6 +40,17 @@ def test_a_short_full_run_measures_every_store_and_mode_against_sqlite_on_each_c
         assert (out / png).stat().st_size > 10_000
     # n = 16 tests no claim about more than 1 024 tasks, and the summary says so (issue 49)
     assert "it does not test that claim" in (out / "summary.md").read_text()
+    # the whole database (issue 49): the same stores and thread managements, at the paper's X, every run checked
+    db = pd.read_csv(out / "database_raw.csv")
+    assert set(db["store"]) == stores and set(db["threads"]) == set(raw["threads"]) and (db["status"] == "ok").all()
+    assert len(db) == len(stores) * db["threads"].nunique() * 2 and (db[["create_s", "edit_s", "delete_s"]] > 0).all().all()
+    assert db["cores"].nunique() == 1 and db["cores"].iloc[0] == max(cores)
+    db_summary = pd.read_csv(out / "database_summary.csv")
+    assert (db_summary[db_summary["store"] == "SQLite"]["ratio_to_db"] == 1).all()
+    assert set(pd.read_csv(out / "database_tests.csv")["claim"]) == set(tests["claim"])
+    text = (out / "summary.md").read_text()
+    assert "## The whole database" in text and "at most 64 threads at once" in text.split("## The whole database")[1]
+    assert (out / "calendar_database.png").stat().st_size > 10_000
     if len(cores) > 1:
         assert set(summary["cores"]) == set(cores)
         assert all("cores" in w for w in tests["where"])

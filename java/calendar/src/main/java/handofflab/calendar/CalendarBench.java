@@ -27,7 +27,13 @@ import java.util.stream.Stream;
  * the thread management (a pool of x threads; a thread spawned per task, at most x running; a
  * virtual thread per task, at most x running, which the paper could not try), and n.
  *
- * <p>{@code java handofflab.calendar.CalendarBench OUT.csv REPS N,N,.. STORE,STORE,.. MODE,MODE,.. X}
+ * <p>The {@code database} workload runs the same three phases over the whole database
+ * ({@link Database}: the kit's {@link CalendarDatabase} with each list kind, or {@link SqliteDatabase}): create n users
+ * and n / 16 groups; join each user to a group and add an event to each user's calendar (2 n requests, interleaved);
+ * delete every user and group in a shuffled order, so that deletes of a group and of its members run at once
+ * (n + n / 16 requests). Its CSV has the same columns; "edit" is the joins and events.
+ *
+ * <p>{@code java handofflab.calendar.CalendarBench OUT.csv REPS N,N,.. STORE,STORE,.. MODE,MODE,.. X [events|database]}
  * writes one CSV row per run and prints a progress line. Each repetition runs every point once,
  * in a shuffled order, so that a slow minute of a noisy machine is spread over all of them.
  * A run whose requests do not all succeed, or whose store is wrong afterwards, has status
@@ -41,10 +47,11 @@ public final class CalendarBench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 6) {
-            System.err.println("usage: CalendarBench OUT.csv REPS N,N,.. STORE,.. pool|spawn|virtual,.. THREADS");
+        if (args.length != 6 && args.length != 7 || args.length == 7 && !List.of("events", "database").contains(args[6])) {
+            System.err.println("usage: CalendarBench OUT.csv REPS N,N,.. STORE,.. pool|spawn|virtual,.. THREADS [events|database]");
             System.exit(2);
         }
+        Workload workload = args.length == 7 && args[6].equals("database") ? CalendarBench::runDatabase : CalendarBench::run;
         Path out = Paths.get(args[0]);
         int reps = Integer.parseInt(args[1]);
         int[] ns = Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray();
@@ -65,7 +72,7 @@ public final class CalendarBench {
         }
         int warm = Math.min(512, Arrays.stream(ns).max().orElse(512));  // no longer than the largest point
         for (String store : stores) {  // warm the JIT on each store before anything is measured
-            run(store, modes.get(0), warm, threads);
+            workload.run(store, modes.get(0), warm, threads, new double[3]);
         }
         Random shuffle = new Random(62);
         int total = reps * points.size(), done = 0;
@@ -79,7 +86,7 @@ public final class CalendarBench {
                     double[] s = new double[3];
                     String status;
                     try {
-                        status = run(p[0], p[1], Integer.parseInt(p[2]), threads, s);
+                        status = workload.run(p[0], p[1], Integer.parseInt(p[2]), threads, s);
                     } catch (Exception e) {
                         status = "error: " + String.valueOf(e.getMessage()).replace(',', ';').replace('\n', ' ');
                     }
@@ -92,6 +99,11 @@ public final class CalendarBench {
                 }
             }
         }
+    }
+
+    /** One run of a workload: the three phases' seconds into {@code seconds}; "ok", or what went wrong. */
+    interface Workload {
+        String run(String store, String mode, int n, int threads, double[] seconds) throws Exception;
     }
 
     static String run(String store, String mode, int n, int threads) throws Exception {
@@ -137,6 +149,102 @@ public final class CalendarBench {
             }
             removeTree(dir);
         }
+    }
+
+    /** The database workload's run (see the class comment): the three phases' seconds; "ok", or what went wrong. */
+    static String runDatabase(String store, String mode, int n, int threads, double[] seconds) throws Exception {
+        Path dir = Files.createTempDirectory("calendar-bench-");
+        ExecutorService pool = mode.equals("pool") ? Executors.newFixedThreadPool(threads) : null;
+        try (Database db = openDatabase(store, dir, threads)) {
+            return runDatabase(db, pool, mode, n, threads, seconds);
+        } finally {
+            if (pool != null) {
+                pool.shutdown();
+            }
+            removeTree(dir);
+        }
+    }
+
+    static String runDatabase(Database db, ExecutorService pool, String mode, int n, int threads, double[] seconds)
+            throws Exception {
+        int g = Math.max(1, n / 16);
+        int[] users = new int[n], groups = new int[g], calendars = new int[n];
+        AtomicInteger failed = new AtomicInteger();
+        long t0 = System.nanoTime();
+        runAll(pool, mode, n + g, threads, i -> {
+            if (i < n) {
+                users[i] = db.createUser("user " + i);
+            } else {
+                groups[i - n] = db.createGroup("group " + (i - n));
+            }
+        }, failed);
+        long t1 = System.nanoTime();
+        for (int i = 0; i < n; i++) {  // outside the timings: where each user's event goes
+            calendars[i] = Integer.parseInt(db.user(users[i]).orElseThrow().attributes.get("calendar"));
+        }
+        long t2 = System.nanoTime();
+        runAll(pool, mode, 2 * n, threads, i -> {   // a join and an event, user by user
+            boolean ok = i % 2 == 0 ? db.join(groups[i / 2 % g], users[i / 2]) == Events.Outcome.OK
+                    : db.addEvent(calendars[i / 2], EVENT) >= 0;
+            if (!ok) {
+                failed.incrementAndGet();
+            }
+        }, failed);
+        long t3 = System.nanoTime();
+        String linked = linked(db, users, groups, calendars);  // checked between phases, outside the timings
+        List<Integer> order = new ArrayList<>();   // users and groups, shuffled: a group goes while its members do
+        for (int i = 0; i < n + g; i++) {
+            order.add(i);
+        }
+        Collections.shuffle(order, new Random(n));
+        long t4 = System.nanoTime();
+        runAll(pool, mode, n + g, threads, k -> {
+            int i = order.get(k);
+            if ((i < n ? db.deleteUser(users[i]) : db.deleteGroup(groups[i - n])) != Events.Outcome.OK) {
+                failed.incrementAndGet();
+            }
+        }, failed);
+        long t5 = System.nanoTime();
+        seconds[0] = (t1 - t0) / 1e9;
+        seconds[1] = (t3 - t2) / 1e9;
+        seconds[2] = (t5 - t4) / 1e9;
+        if (failed.get() > 0) {
+            return "failed: " + failed.get() + " requests";
+        }
+        List<String> problems = db.problems();
+        Map<String, Integer> left = db.counts();
+        return !linked.isEmpty() ? linked
+                : !problems.isEmpty() ? "wrong: " + problems.size() + " broken references; first: " + problems.get(0)
+                : left.values().stream().anyMatch(c -> c != 0) ? "wrong: left after every delete: " + left
+                : "ok";
+    }
+
+    /** Empty when each group lists exactly its users and each user's calendar holds exactly its one event. */
+    private static String linked(Database db, int[] users, int[] groups, int[] calendars) throws IOException {
+        int g = groups.length;
+        for (int k = 0; k < g; k++) {
+            java.util.Set<String> want = new java.util.TreeSet<>();
+            for (int i = k; i < users.length; i += g) {
+                want.add("member." + users[i]);
+            }
+            java.util.Set<String> got = new java.util.TreeSet<>(db.group(groups[k]).orElseThrow().attributes.keySet());
+            got.removeIf(a -> !a.startsWith("member."));
+            if (!got.equals(want)) {
+                return "wrong: group " + groups[k] + " lists " + got.size() + " members, not its " + want.size();
+            }
+        }
+        for (int i = 0; i < users.length; i++) {
+            int events = db.loadCalendar(calendars[i]).map(List::size).orElse(-1);
+            if (events != 1) {
+                return "wrong: user " + users[i] + "'s calendar holds " + events + " events, not 1";
+            }
+        }
+        return "";
+    }
+
+    static Database openDatabase(String store, Path dir, int threads) throws IOException {
+        return store.equals("SQLite") ? new SqliteDatabase(dir.resolve("calendar.db"), Math.min(threads, 8))
+                : new CalendarDatabase(dir, store);
     }
 
     static Events open(String store, Path dir, int threads) throws IOException {

@@ -31,7 +31,7 @@ import java.util.Optional;
  * {@linkplain #repair repairs} what the commits decide: it removes a creation that did not commit,
  * finishes a delete that did, and then every reference points at a live entity.
  */
-public class CalendarDatabase implements AutoCloseable {
+public class CalendarDatabase implements Database {
     final EventStore users;
     final EventStore groups;
     final EventStore calendars;

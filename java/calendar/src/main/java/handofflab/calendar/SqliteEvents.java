@@ -2,74 +2,36 @@ package handofflab.calendar;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The same store on SQLite, the database the paper says "already handles concurrent
  * transactions": one row per event, one transaction per request, a pool of connections that
- * the requests borrow. WAL journal with synchronous=NORMAL: like {@link EventStore}, it keeps
- * every committed request when the process is killed, not necessarily on a power cut.
+ * the requests borrow ({@link SqlitePool}): like {@link EventStore}, it keeps every committed
+ * request when the process is killed, not necessarily on a power cut.
  */
 public final class SqliteEvents implements Events {
-    private final BlockingQueue<Connection> pool;
+    private final SqlitePool pool;
     private final AtomicInteger nextId = new AtomicInteger();
 
     public SqliteEvents(Path file, int connections) throws IOException {
-        pool = new ArrayBlockingQueue<>(connections);
-        try {
-            for (int i = 0; i < connections; i++) {
-                Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
-                try (Statement st = c.createStatement()) {
-                    st.execute("PRAGMA journal_mode=WAL");
-                    st.execute("PRAGMA synchronous=NORMAL");
-                    st.execute("PRAGMA busy_timeout=60000");  // one writer at a time: the others wait their turn
-                    if (i == 0) {
-                        st.execute("CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, date TEXT, time TEXT, name TEXT)");
-                    }
-                }
-                pool.add(c);
-            }
-        } catch (SQLException e) {
-            throw new IOException("SQLite could not open " + file + ": " + e.getMessage(), e);
-        }
+        pool = new SqlitePool(file, connections,
+                "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY, date TEXT, time TEXT, name TEXT)");
     }
 
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    private <T> T with(Work<T> work) throws IOException {
-        Connection c;
-        try {
-            c = pool.take();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while waiting for a connection", e);
-        }
-        try {
-            return work.run(c);
-        } catch (SQLException e) {
-            throw new IOException("SQLite: " + e.getMessage(), e);
-        } finally {
-            pool.add(c);
-        }
+    private <T> T with(SqlitePool.Work<T> work) throws IOException {
+        return pool.with(work);
     }
 
     /** The table's columns: an attribute that is not one is refused, never dropped without a word. */
     static final java.util.Set<String> COLUMNS = java.util.Set.of("date", "time", "name");
 
-    private static void checkColumns(Map<String, String> attributes) {
+    static void checkColumns(Map<String, String> attributes) {
         for (String a : attributes.keySet()) {
             if (!COLUMNS.contains(a)) {
                 throw new IllegalArgumentException("the SQLite table keeps the attributes date, time and name; '" + a
@@ -140,12 +102,6 @@ public final class SqliteEvents implements Events {
 
     @Override
     public void close() throws IOException {
-        for (Connection c : pool) {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                throw new IOException("SQLite: " + e.getMessage(), e);
-            }
-        }
+        pool.close();
     }
 }
