@@ -10,7 +10,7 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "depth")
+CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "depth", "races")
 # The checkers a class that is not a handoff takes: Lincheck checks a calendar collection list as a
 # set and a DHT process's local table (`table`) as a table; a calendar store also gets the stress
 # trials (StoreStress) and the lock probe (locks: StoreLocks, which holds one request at its commit
@@ -19,12 +19,14 @@ CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "de
 # probe (depth: DepthProbe, which holds every reply back and sees whether the service thread waits within
 # its depth, before and after idle()). None is a
 # handoff: no JPF driver, no trace spec. The lock probe takes only a store, the reply probe a queue.
-# The calendar's whole database (`database`: users, groups, calendars, events) is explored by JPF
-# (DatabaseJpfDriver) on the races of specs/CalendarEntities.tla.
+# The calendar's whole database (`database`: users, groups, calendars, events) gets the race probe (races:
+# DatabaseRaces, which holds a join or an added event just after it reads the user while the user's delete
+# runs beside it: the one schedule that shows each slip of specs/CalendarEntities.tla) and JPF
+# (DatabaseJpfDriver, every interleaving of the same races).
 CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks", "jpf"), "table": ("lincheck",),
-                  "queue": ("replies", "depth"), "database": ("jpf",)}
-PROBE_CHECKERS = ("locks", "replies", "depth")  # the probes: each takes one kind of class, never a handoff
-JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies", "depth")  # the Java checkers CI runs (JPF only when asked for)
+                  "queue": ("replies", "depth"), "database": ("races", "jpf")}
+PROBE_CHECKERS = ("locks", "replies", "depth", "races")  # the probes: each takes one kind of class, never a handoff
+JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies", "depth", "races")  # the Java checkers CI runs (JPF when asked)
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection

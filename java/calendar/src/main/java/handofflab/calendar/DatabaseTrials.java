@@ -276,6 +276,152 @@ public final class DatabaseTrials {
         }
     }
 
+    // ANCHOR: raceProbe
+    /**
+     * The race probe: specs/CalendarEntities.tla's two races, each run in the one schedule that shows its slip,
+     * so that the verdict is the same every run, on a quiet machine or a busy one. The first request (a join of
+     * user u to a group, or an event added to u's calendar) is held just after it first reads user u: the join's
+     * check of the user, the add's check of the calendar's owner. The user's delete is sent beside it and runs
+     * until it returns or waits; then the held request goes on. A correct database may make the delete wait or
+     * not (checking the user under the user's lock, or under the group's, are both right); it must leave no
+     * reference to a deleted entity, tell each user what one of the orderings tells them, and take its locks
+     * in the one order. Throws a {@link StoreTrials.TrialFailure} named by the spec's rule: NoDanglingMember,
+     * NoOrphanEvent, OneOfTheOrderings, or deadlock (the JVM's own cycle detection, no clock).
+     */
+    public static void raceProbe(String databaseClass) throws Exception {
+        for (String race : new String[] {"join", "add"}) {
+            CalendarDatabase db = (CalendarDatabase) Class.forName(databaseClass).getConstructor(Path.class, String.class)
+                    .newInstance(null, "LazyList");
+            raceOnce(db, race);
+        }
+    }
+
+    private static void raceOnce(CalendarDatabase db, String race) throws Exception {
+        int u = db.createUser("u"), g = db.createGroup("g");
+        int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
+        boolean join = race.equals("join");
+        String heldStep = join ? "join(group " + g + ", user " + u + ")" : "addEvent(calendar " + c + ", of user " + u + ")";
+        String sentStep = "deleteUser(" + u + ")";
+        java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        String[] told = {"nothing (it failed)", "nothing (it failed)"};
+        Thread user1 = new Thread(() -> told[0] = join ? StoreTrials.unchecked(() -> db.join(g, u)).name()
+                : StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED", "user 1");
+        Thread user2 = new Thread(() -> told[1] = StoreTrials.unchecked(() -> db.deleteUser(u)).name(), "user 2");
+        user1.setDaemon(true);
+        user2.setDaemon(true);
+        EventFolder.Entry user = db.users.entry(u);
+        Map<String, java.util.concurrent.locks.ReentrantLock> locks = new java.util.LinkedHashMap<>();  // by entity, for the story
+        locks.put("user " + u + "'s lock", user.lock);
+        locks.put("group " + g + "'s lock", db.groups.entry(g).lock);
+        locks.put("calendar " + c + "'s lock", db.calendars.entry(c).lock);
+        user.afterRead = () -> {
+            if (Thread.currentThread() == user1 && reached.getCount() > 0) {
+                reached.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        List<String[]> steps = new ArrayList<>();
+        steps.add(new String[] {"user 1", heldStep + " starts"});
+        boolean held = false, deleteReturned = false;   // user 1 held after its read; user 2 returned while it was
+        try {
+            user1.start();
+            String before = StoreTrials.waitOrReturn(user1, reached);
+            if (before != null && !before.equals("returned")) {
+                steps.add(new String[] {"user 1", heldStep + ", run alone, " + before});
+                throw new StoreTrials.TrialFailure("deadlock: " + heldStep + ", run alone, " + before, steps);
+            }
+            held = before == null;
+            steps.add(new String[] {"user 1", held ? heldStep + " has read user " + u + " (the probe holds it there)"
+                    : heldStep + " → " + told[0] + ", without reading user " + u});
+            steps.add(new String[] {"user 2", sentStep + " starts"});
+            user2.start();
+            String waited = StoreTrials.waitOrReturn(user2, null);
+            String on = lockWaitedFor(user2, locks);
+            if (waited != null && on != null && waited.startsWith("waits for ") && waited.contains(", which")) {
+                waited = "waits for " + on + waited.substring(waited.indexOf(", which"));
+            }
+            deleteReturned = waited == null;
+            steps.add(new String[] {"user 2", sentStep + (deleteReturned ? " → " + told[1] : " " + waited)});
+        } finally {
+            release.countDown();
+            user.afterRead = null;
+        }
+        if (user1.isAlive()) {
+            steps.add(new String[] {"user 1", heldStep + " goes on"});
+        }
+        String stuck = awaitBoth(user1, user2, locks);
+        if (stuck != null) {
+            steps.add(new String[] {"afterwards", stuck});
+            throw new StoreTrials.TrialFailure("deadlock: " + stuck, steps);
+        }
+        if (held) {
+            steps.add(new String[] {"user 1", heldStep + " → " + told[0]});
+        }
+        if (!deleteReturned) {
+            steps.add(new String[] {"user 2", sentStep + " → " + told[1]});
+        }
+        boolean member = db.group(g).get().attributes.containsKey("member." + u);
+        List<String> wrong = db.problems();
+        if (member && db.user(u).isEmpty() || !wrong.isEmpty()) {
+            String what = wrong.isEmpty() ? "group " + g + " lists user " + u + ", who was deleted" : String.join("; ", wrong);
+            steps.add(new String[] {"afterwards", what});
+            boolean dangling = member && db.user(u).isEmpty() || wrong.stream().anyMatch(w -> w.contains("lists member"));
+            throw new StoreTrials.TrialFailure((dangling ? "NoDanglingMember: " : "NoOrphanEvent: ") + what, steps);
+        }
+        // the delete removes u whatever the order; the held request was told OK exactly when it came first
+        if (!told[1].equals("OK") || db.user(u).isPresent() || db.loadCalendar(c).isPresent()) {
+            String what = sentStep + " was told " + told[1] + ", and user " + u + " or its calendar is still there";
+            steps.add(new String[] {"afterwards", what});
+            throw new StoreTrials.TrialFailure("OneOfTheOrderings: " + what, steps);
+        }
+    }
+
+    /** The entity whose lock {@code t} waits for, by name; null if it waits for none of them. */
+    private static String lockWaitedFor(Thread t, Map<String, java.util.concurrent.locks.ReentrantLock> locks) {
+        return locks.entrySet().stream().filter(l -> l.getValue().hasQueuedThread(t)).map(Map.Entry::getKey).findFirst()
+                .orElse(null);
+    }
+
+    /**
+     * Waits for both requests to return; null when they did, or how they are stuck: a cycle of threads each waiting
+     * for a lock another holds (the JVM's own detection, exact), or a lock kept by a request that returned.
+     */
+    private static String awaitBoth(Thread user1, Thread user2, Map<String, java.util.concurrent.locks.ReentrantLock> locks)
+            throws InterruptedException {
+        java.util.function.Function<Thread, String> waitsFor = t -> java.util.Objects.requireNonNullElse(lockWaitedFor(t, locks),
+                "a lock");
+        java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long keptSince = 0;
+        while (user1.isAlive() || user2.isAlive()) {
+            user1.join(5);
+            user2.join(5);
+            long[] cycle = mx.findDeadlockedThreads();
+            for (long id : cycle == null ? new long[0] : cycle) {
+                if (id == user1.getId() || id == user2.getId()) {
+                    return "user 1 waits for " + waitsFor.apply(user1) + ", which user 2 holds, and user 2 waits for "
+                            + waitsFor.apply(user2) + ", which user 1 holds: each waits for the other for ever (locks taken"
+                            + " against the one order: users, groups, calendars, events)";
+                }
+            }
+            Thread alive = user1.isAlive() ? user1 : user2;
+            Thread gone = alive == user1 ? user2 : user1;
+            java.lang.management.ThreadInfo info = mx.getThreadInfo(alive.getId());
+            boolean kept = !gone.isAlive() && info != null && info.getLockOwnerId() == gone.getId();
+            keptSince = kept ? (keptSince == 0 ? System.nanoTime() : keptSince) : 0;
+            if (kept && (System.nanoTime() - keptSince) / 1_000_000 >= StoreTrials.STALL_MS) {
+                return alive.getName() + " waits for " + waitsFor.apply(alive) + ", which " + gone.getName()
+                        + " still holds after it returned: a lock kept";
+            }
+        }
+        return null;
+    }
+    // ANCHOR_END: raceProbe
+
     /**
      * The process {@link #crash} kills: {@code ROOT}. Four threads each create a user, join one of
      * two groups, add two events, delete the first, and delete every third user, printing each

@@ -49,9 +49,21 @@ public abstract class EventFolder implements Events {
             this.version = version;
         }
 
+        /**
+         * The race probe's hold ({@link DatabaseTrials#raceProbe}): run after each read of this entity's
+         * published version, so that a request can be held just after it looked. Package-private, so that
+         * no policy sees it; null outside the probe.
+         */
+        volatile Runnable afterRead;
+
         /** The published version of the event; null once it is deleted. */
         public Event event() {
-            return event;
+            Event seen = event;
+            Runnable hold = afterRead;
+            if (hold != null) {
+                hold.run();
+            }
+            return seen;
         }
     }
 
@@ -148,7 +160,7 @@ public abstract class EventFolder implements Events {
     @Override
     public Optional<Event> load(int id) {
         Entry entry = entries.get(id);
-        return Optional.ofNullable(entry == null ? null : entry.event);
+        return Optional.ofNullable(entry == null ? null : entry.event());
     }
 
     /** How many unpublished versions and links opening the store cleared away. */

@@ -262,7 +262,7 @@ public final class StoreTrials {
      * for a lock another thread holds, parked for {@link #STALL_MS}, or spinning for {@link #SPIN_MS}
      * of its own CPU time. Work, not a clock: a busy machine delays a request but never makes it wait.
      */
-    private static String waitOrReturn(Thread t, java.util.concurrent.CountDownLatch reached) throws InterruptedException {
+    static String waitOrReturn(Thread t, java.util.concurrent.CountDownLatch reached) throws InterruptedException {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         long parkedSince = 0;
         while (true) {

@@ -21,7 +21,8 @@ import java.nio.file.Paths;
  * {@code --table}, CLASS is a DHT process's local table ({@code handofflab.dht}), checked by Lincheck
  * ({@link TableLincheck}); with {@code --queue}, a DHT target's completion queue, checked by the reply
  * probe ({@link ReplyProbe}) and the depth probe ({@link DepthProbe}); with {@code --database}, the calendar's whole database
- * ({@code CalendarDatabase} or a buggy one), explored by JPF ({@link DatabaseJpfDriver}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
+ * ({@code CalendarDatabase} or a buggy one), checked by the race probe ({@link DatabaseRaces}) and explored by JPF
+ * ({@link DatabaseJpfDriver}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
     private Main() {
@@ -67,9 +68,9 @@ public final class Main {
         if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
                 || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks", "jpf").contains(checker)
                 || "queue".equals(classKind) && !java.util.List.of("replies", "depth").contains(checker)
-                || "database".equals(classKind) && !checker.equals("jpf")) {
+                || "database".equals(classKind) && !java.util.List.of("races", "jpf").contains(checker)) {
             usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress, locks and jpf, a "
-                    + "completion queue by replies and depth, a calendar database by jpf; not by " + checker);
+                    + "completion queue by replies and depth, a calendar database by races and jpf; not by " + checker);
         }
         if (profile == null && classKind == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
@@ -84,7 +85,7 @@ public final class Main {
         if (v == null && "collection".equals(classKind)) {
             v = CollectionLincheck.run(subject);
         } else if (v == null && "database".equals(classKind)) {
-            v = JpfCheck.runDatabase(className);
+            v = checker.equals("races") ? DatabaseRaces.run(className) : JpfCheck.runDatabase(className);
         } else if (v == null && "table".equals(classKind)) {
             v = TableLincheck.run(subject);
         } else if (v == null && "queue".equals(classKind)) {
@@ -150,7 +151,7 @@ public final class Main {
 
     private static void usage(String problem) throws IOException {
         System.err.println("checks: " + problem);
-        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks CLASS --profile P|--collection|--store|--table|--queue|--database [--out FILE] [--seconds S] [--trace FILE EVENTS (stress)]");
+        System.err.println("usage: java handofflab.checks.Main lincheck|stress|jpf|trace|locks|replies|depth|races CLASS --profile P|--collection|--store|--table|--queue|--database [--out FILE] [--seconds S] [--trace FILE EVENTS (stress)]");
         System.exit(2);
     }
 }

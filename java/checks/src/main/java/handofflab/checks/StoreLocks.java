@@ -14,12 +14,19 @@ public final class StoreLocks {
     }
 
     public static Verdict run(String className) throws Exception {
-        Verdict v = new Verdict("locks", className);
+        return ofTrial("locks", className, () -> StoreTrials.lockProbe(className), "with a modify or a delete of one"
+                + " event held at its commit, every request for that event waited and every request for another event"
+                + " returned (8 pairs)");
+    }
+
+    /** A trial of the calendar's (a probe), run once: what it passed, or the rule its {@link StoreTrials.TrialFailure}
+     *  names ({@code deadlock}, or a violation of the spec's rule) with the failure's steps as swimlanes. */
+    static Verdict ofTrial(String checker, String className, Trial trial, String passed) throws Exception {
+        Verdict v = new Verdict(checker, className);
         long start = System.nanoTime();
         try {
-            StoreTrials.lockProbe(className);
-            v.detail = "with a modify or a delete of one event held at its commit, every request for that event"
-                    + " waited and every request for another event returned (8 pairs)";
+            trial.run();
+            v.detail = passed;
         } catch (StoreTrials.TrialFailure e) {
             String why = String.valueOf(e.getMessage());
             String property = why.substring(0, Math.max(0, why.indexOf(':')));
@@ -31,5 +38,9 @@ public final class StoreLocks {
         }
         v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
         return v;
+    }
+
+    interface Trial {
+        void run() throws Exception;
     }
 }
