@@ -38,11 +38,13 @@ public final class LoadClient {
     static final boolean STOP_ON_FAILURE = Boolean.getBoolean("handofflab.stop.on.failure");
     static final String UNSENT = "unsent";
 
-    static final String USAGE = "usage: ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS] [--timeout-ms N] [--json FILE] [--quiet]";
+    static final String USAGE = "usage: ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS] [--timeout-ms N] [--silent N] "
+            + "[--json FILE] [--quiet]";
 
     /** What one run measured. Latencies are in microseconds, successful requests only. */
     public record Report(String host, int port, int children, int requests, long millis, long elapsedNanos, long ok,
-                         Map<String, Long> errors, long duplicated, Histogram latency, List<String> examples) {
+                         Map<String, Long> errors, long duplicated, Histogram latency, List<String> examples,
+                         int silent, int silentCut) {
 
         public long total() {
             return (long) children * requests;
@@ -81,6 +83,10 @@ public final class LoadClient {
             sb.append(String.format("lost            %d%s%n", lost(), lost() > 0 ? "   <- requests with no correct reply" : ""));
             sb.append(String.format("duplicated      %d%s%n", duplicated, duplicated > 0 ? "   <- ids answered more than once" : ""));
             errors.forEach((kind, n) -> sb.append(String.format("  error: %-14s %d%n", kind, n)));
+            if (silent > 0) {
+                sb.append(String.format("silent          %d connections sent nothing; the server cut %d of them before the"
+                        + " last reply%n", silent, silentCut));
+            }
             for (String e : examples) {
                 sb.append("  e.g. ").append(e).append('\n');
             }
@@ -97,6 +103,7 @@ public final class LoadClient {
             for (int p : new int[] {50, 90, 99}) {
                 sb.append(String.format("\"p%d_ms\": %.3f, ", p, latency.getValueAtPercentile(p) / 1e3));
             }
+            sb.append(String.format("\"silent\": %d, \"silent_cut\": %d, ", silent, silentCut));
             sb.append(String.format("\"max_ms\": %.3f, \"errors\": {", latency.getMaxValue() / 1e3));
             int i = 0;
             for (Map.Entry<String, Long> e : errors.entrySet()) {
@@ -112,6 +119,69 @@ public final class LoadClient {
     /** Runs the paper's experiment against host:port; {@code millis} < 0 leaves t_r to the server. */
     public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs,
                              PrintStream progress) throws InterruptedException {
+        return run(host, port, children, requests, millis, timeoutMs, 0, progress);
+    }
+
+    /**
+     * The same, with {@code silent} connections opened first that connect and send nothing, held open until the
+     * last reply: clients that are slow to send, or idle. A worker that takes one waits for its request until the
+     * server's request timeout cuts it, so a pool of W workers answers nobody for (silent / W) timeouts. The report
+     * counts how many the server cut before the last reply.
+     */
+    public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
+                             PrintStream progress) throws InterruptedException {
+        List<Socket> quiet = new ArrayList<>();
+        for (int i = 0; i < silent; i++) {
+            Socket s = new Socket();
+            quiet.add(s);
+            try {
+                s.connect(new InetSocketAddress(host, port), (int) timeoutMs);
+            } catch (IOException e) {
+                closeAll(quiet);
+                throw new IllegalArgumentException("silent connection " + (i + 1) + " of " + silent + " to " + host + ":"
+                        + port + " failed (" + e.getMessage() + "): is a server running there?");
+            }
+        }
+        try {
+            Report r = load(host, port, children, requests, millis, timeoutMs, progress);
+            int cut = 0;
+            for (Socket s : quiet) {  // on loopback a close the server made before its last reply is here by now
+                cut += isClosedByPeer(s) ? 1 : 0;
+            }
+            return new Report(r.host, r.port, r.children, r.requests, r.millis, r.elapsedNanos, r.ok, r.errors, r.duplicated,
+                    r.latency, r.examples, silent, cut);
+        } finally {
+            closeAll(quiet);
+        }
+    }
+
+    /** Whether the server closed (or reset) this silent connection: its end of stream is already here. */
+    private static boolean isClosedByPeer(Socket s) {
+        try {
+            s.setSoTimeout(1);
+            while (s.getInputStream().read() >= 0) {
+                continue;  // an error line before the close
+            }
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;  // reset
+        }
+    }
+
+    private static void closeAll(List<Socket> sockets) {
+        for (Socket s : sockets) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+    }
+
+    private static Report load(String host, int port, int children, int requests, long millis, long timeoutMs,
+                               PrintStream progress) throws InterruptedException {
         long base = ThreadLocalRandom.current().nextLong(1L << 50);  // ids unique across runs against one server
         Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
         List<String> examples = new ArrayList<>();  // guarded by itself
@@ -175,7 +245,7 @@ public final class LoadClient {
         Map<String, Long> counted = new TreeMap<>();
         errors.forEach((k, v) -> counted.put(k, v.get()));
         return new Report(host, port, children, requests, millis, elapsed, ok.get(), counted, duplicated.get(),
-                latency, new ArrayList<>(examples));
+                latency, new ArrayList<>(examples), 0, 0);
     }
 
     /** One request on its own connection; null when answered correctly, else "kind: what happened". */
@@ -227,6 +297,7 @@ public final class LoadClient {
     public static int run(String[] args, PrintStream out, PrintStream err) throws InterruptedException {
         List<String> positional = new ArrayList<>();
         long timeoutMs = 60_000;
+        int silent = 0;
         String json = null;
         boolean quiet = false;
         try {
@@ -234,6 +305,9 @@ public final class LoadClient {
                 switch (args[i]) {
                     case "--timeout-ms":
                         timeoutMs = within("--timeout-ms", value(args, ++i, "--timeout-ms"), 1, 3_600_000);
+                        break;
+                    case "--silent":
+                        silent = (int) within("--silent", value(args, ++i, "--silent"), 0, 10_000);
                         break;
                     case "--json":
                         json = value(args, ++i, "--json");
@@ -265,7 +339,7 @@ public final class LoadClient {
             } catch (UnknownHostException e) {
                 throw new IllegalArgumentException("unknown host '" + host + "'");
             }
-            Report report = run(host, port, children, requests, millis, timeoutMs, quiet ? null : out);
+            Report report = run(host, port, children, requests, millis, timeoutMs, silent, quiet ? null : out);
             out.print(report.text());
             if (report.errors().containsKey("refused") && report.ok() == 0) {
                 out.println("nothing answered at " + host + ":" + port + ": is a server running? start one with `./lab serve DESIGN --port " + port + "`");

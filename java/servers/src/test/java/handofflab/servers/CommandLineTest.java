@@ -89,6 +89,8 @@ class CommandLineTest {
         assertTrue(err.toString().contains("expected HOST PORT NCHILDREN NREQUESTS [MILLIS]"), err.toString());
         assertEquals(2, client(out, err, "no-such-host.invalid", "8080", "1", "1"));
         assertTrue(err.toString().contains("unknown host"), err.toString());
+        assertEquals(2, client(out, err, "127.0.0.1", "8080", "1", "1", "--silent", "-3"));
+        assertTrue(err.toString().contains("--silent must be a whole number from 0 to 10000, got '-3'"), err.toString());
     }
 
     @Test
@@ -101,5 +103,8 @@ class CommandLineTest {
         assertEquals(1, client(out, err, "127.0.0.1", String.valueOf(port), "2", "3", "--quiet"));
         String text = out.toString();
         assertTrue(text.contains("lost            6") && text.contains("refused") && text.contains("is a server running?"), text);
+        assertEquals(2, client(out, err, "127.0.0.1", String.valueOf(port), "1", "1", "--silent", "2"));
+        assertTrue(err.toString().contains("silent connection 1 of 2 to 127.0.0.1:" + port + " failed")
+                && err.toString().contains("is a server running there?"), err.toString());
     }
 }

@@ -20,6 +20,7 @@ import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every server design on real loopback sockets: the paper's load served exactly once, a
@@ -73,6 +74,28 @@ class ServersTest {
         TcpServer server = start(ServerConfig.of(design).withDelayMs(1));
         LoadClient.Report r = LoadClient.run(HOST, server.port(), 700, 2, 1, 60_000, null);
         assertExactlyOnce(r, server);
+    }
+
+    /**
+     * A limit of every pool, shown rather than hidden: silent clients (connected, sending nothing) hold its workers
+     * until the request timeout cuts them, and nobody else is answered meanwhile. Two workers, four silent clients
+     * before one request: in a design that hands connections over in order, the request waits behind all four, so
+     * the server cuts four before it answers, (silent / workers) timeouts. An order, not a clock: the reply cannot
+     * come before a worker is free, and on loopback the cuts the server made first are at the client before it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"ThreadPool", "SharedBuffer"})
+    @Timeout(120)
+    void silentClientsHoldAPoolUntilTheRequestTimeoutCutsThem(String design) throws Exception {
+        ServerConfig c = ServerConfig.of(design).withWorkers(2).withDelayMs(0);
+        TcpServer server = start(new ServerConfig(c.design(), c.bind(), c.port(), c.workers(), c.slots(), c.delayMs(),
+                1_000, c.backlog(), c.handoff()));
+        LoadClient.Report r = LoadClient.run(HOST, server.port(), 1, 1, 0, 60_000, 4, null);
+        assertTrue(r.exactlyOnce(), r::text);
+        assertEquals(4, r.silentCut(), () -> "the request was answered before the silent clients ahead of it were cut:\n"
+                + r.text());
+        assertTrue(server.shutdown(30_000), "the server did not drain");
+        assertEquals(4, server.stats().count(ServerStats.Problem.TIMEOUT), server.stats().summary());
     }
 
     /** Waits until {@code counter} reaches {@code n}; only a server that never counts it hits the deadline. */
