@@ -159,6 +159,7 @@ def summarize(rows: list[dict], partial: bool = False):
     base = df[df["impl"] == BASELINE].set_index("workers")["items_per_us"]
     df["ratio_to_abq"] = df.apply(lambda r: r["items_per_us"] / base.get(r["workers"])
                                   if pd.notna(r["items_per_us"]) and pd.notna(base.get(r["workers"])) else None, axis=1)
+    df["ratio_error_pct"] = ratio_errors(df)
     df["partial"] = partial
     df.to_csv(OUT / "results.csv", index=False)
     ns = sorted(int(n) for n in df["workers"].unique())
@@ -171,16 +172,45 @@ def summarize(rows: list[dict], partial: bool = False):
         cells = []
         for n in ns:
             r = d[d["workers"] == n].iloc[0]
+            spread = (f" ±{r['ratio_error_pct']:.0f} %" if pd.notna(r["ratio_error_pct"]) else " ±?") \
+                if impl != BASELINE else ""
             cells.append("failed" if r["status"] != "ok" else
-                         f"{r['items_per_us']:.3g} ({r['min']:.3g}–{r['max']:.3g}) [×{r['ratio_to_abq']:.2f}]"
+                         f"{r['items_per_us']:.3g} ({r['min']:.3g}–{r['max']:.3g}) [×{r['ratio_to_abq']:.2f}{spread}]"
                          if pd.notna(r["ratio_to_abq"]) else f"{r['items_per_us']:.3g}")
         name = f"{r['handoff']} (`{impl}`)" if r["handoff"] else f"`{impl}`"
         lines.append(f"| {name} | {r['kind']} | " + " | ".join(cells) + " |")
+    others = df[(df["impl"] != BASELINE) & df["ratio_to_abq"].notna()]
+    iterations = int(df["samples"].max()) if df["samples"].notna().any() else 0
+    wide = int((others["ratio_error_pct"].isna() | (others["ratio_error_pct"] > 10)).sum())
+    lines += [] if others.empty else ["", f"± after a ratio: its 99.9 % interval, from JMH's interval of each score (the two relative errors "
+              "added in quadrature; ± ? where one score had a single iteration). "
+              + (f"**{wide} of {len(others)} ratios are wider than ±10 %**: with {iterations} "
+                 "measured iterations per point, read them as a direction, not a figure, and run `--full` (2 forks x 5 "
+                 "iterations) before quoting one." if wide else f"All {len(others)} ratios are within ±10 %.")]
     if partial:
         lines.insert(0, "**PARTIAL: some points failed or JMH stopped early; these are the points it finished.**\n")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")
     info("\n".join(lines))
     return df
+
+
+def ratio_errors(df):
+    """Each point's ratio to the baseline: the half-width of its 99.9 % interval, in per cent of the ratio. JMH gives
+    each score's 99.9 % half-width (Student's t over the iterations); for a quotient of two independent means the
+    relative errors add in quadrature (the delta method). None where a score has no interval (one iteration)."""
+    import math
+
+    import pandas as pd
+
+    rel = {(r["impl"], r["workers"]): (r["error_99"] / r["items_per_us"]
+                                       if pd.notna(r["error_99"]) and pd.notna(r["items_per_us"]) and r["items_per_us"]
+                                       else None) for _, r in df.iterrows()}
+    out = []
+    for _, r in df.iterrows():
+        a, b = rel.get((r["impl"], r["workers"])), rel.get((BASELINE, r["workers"]))
+        out.append(None if a is None or b is None else
+                   100 * (a if r["impl"] == BASELINE else math.hypot(a, b)))
+    return out
 
 
 def plot(df) -> None:

@@ -31,6 +31,23 @@ def test_every_point_is_measured_beside_the_baseline(quick):
         abq = base[base["workers"] == r["workers"]]["items_per_us"].iloc[0]
         assert r["ratio_to_abq"] == pytest.approx(r["items_per_us"] / abq)
     assert set(df[df["impl"] == "MonitorBuffer"]["handoff"]) == {"SharedBuffer"}  # the catalog's name
+    # each ratio's interval: the two scores' relative 99.9 % errors in quadrature (issue 50)
+    for _, r in df[df["impl"] != "ArrayBlockingQueue"].iterrows():
+        abq = base[base["workers"] == r["workers"]].iloc[0]
+        want = 100 * ((r["error_99"] / r["items_per_us"]) ** 2 + (abq["error_99"] / abq["items_per_us"]) ** 2) ** 0.5
+        assert r["ratio_error_pct"] == pytest.approx(want)
+
+
+def test_the_summary_says_how_wide_each_ratio_is(monkeypatch, tmp_path):
+    monkeypatch.setattr(bench_handoffs, "OUT", tmp_path)
+    rows = [dict(impl=i, kind=k, handoff="", workers=1, status="ok", items_per_us=v, error_99=e, samples=3, min=v, max=v)
+            for i, k, v, e in (("ArrayBlockingQueue", "JDK", 10.0, 0.5), ("SpmcArrayQueue", "JCTools", 20.0, 1.0),
+                               ("LinkedTransferQueue", "JDK", 5.0, 2.5))]
+    df = bench_handoffs.summarize(rows)
+    assert df.set_index("impl")["ratio_error_pct"].round(2).to_dict() == {
+        "ArrayBlockingQueue": 5.0, "SpmcArrayQueue": 7.07, "LinkedTransferQueue": 50.25}
+    md = (bench_handoffs.OUT / "summary.md").read_text()
+    assert "[×2.00 ±7 %]" in md and "[×0.50 ±50 %]" in md and "**1 of 2 ratios are wider than ±10 %**" in md
 
 
 def test_summary_and_plot_are_written(quick):
