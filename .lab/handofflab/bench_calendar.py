@@ -108,7 +108,8 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
         info(f"the whole database: users, groups, calendars and events, at most {x} threads at once")
         partial |= stream(command(database, x, "database"), database,
                           "run `mvn -f java/pom.xml -pl calendar test` to see why the database fails")
-    summary, tests = summarize(raw, partial, database if database.exists() else None)
+    runs = _read(database) if database.exists() else None   # the whole database's runs, read once
+    summary, tests, db_summary = summarize(raw, partial, runs)
     save(times_figure(summary), OUT / "calendar_times.png")
     save(ratio_figure(summary), OUT / "calendar_ratio.png")
     figures = "calendar_times.png, calendar_ratio.png"
@@ -119,8 +120,8 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
         save(limits_figure(summary), OUT / "calendar_threads.png")
         figures += ", calendar_threads.png"
     tables = "raw.csv, summary.csv, tests.csv"
-    if database.exists():
-        save(times_figure(analyze(_read(database))[0], requests=database_requests, what="the kit's database with each list"),
+    if db_summary is not None:
+        save(times_figure(db_summary, requests=database_requests, what="the kit's database with each list"),
              OUT / "calendar_database.png")
         figures += ", calendar_database.png"
         tables += ", database_raw.csv, database_summary.csv, database_tests.csv"
@@ -217,8 +218,9 @@ def _tables(summary, tests) -> list[str]:
     return lines
 
 
-def summarize(raw: Path, partial: bool = False, database: Path | None = None):
-    """summary.md (and the CSVs beside it) from the events' runs and, when given, the whole database's."""
+def summarize(raw: Path, partial: bool = False, database=None):
+    """summary.md (and the CSVs beside it) from the events' runs and, when given, the whole database's runs (a
+    DataFrame of database_raw.csv); the events' summary and tests, and the database's summary (None without it)."""
     df = _read(raw)
     summary, tests = analyze(df)
     summary.to_csv(OUT / "summary.csv", index=False)
@@ -232,29 +234,29 @@ def summarize(raw: Path, partial: bool = False, database: Path | None = None):
         lines += ["", f"The paper's claim that a pool beats a thread per task is for more than 1 024 tasks. This run's "
                   f"largest n is {df['n'].max()} ({3 * df['n'].max()} requests, but at most X at once, and the "
                   "paper counts n): it does not test that claim. `--full` runs n = 4096, or choose `--n 2048`."]
+    db_summary = None
     if database is not None:
-        db = _read(database)
-        db_summary, db_tests = analyze(db)
+        db_summary, db_tests = analyze(database)
         db_summary.to_csv(OUT / "database_summary.csv", index=False)
         db_tests.to_csv(OUT / "database_tests.csv", index=False)
         lines += ["", "## The whole database", "",
                   f"Each run: create n users and n/16 groups (each with its calendar); join every user to a group and add "
                   f"an event to every user's calendar, interleaved; delete every user and group in a shuffled order, so "
-                  f"that a group goes while its members do ({DATABASE_REQUESTS}), on all {db['cores'].max()} cores, at "
+                  f"that a group goes while its members do ({DATABASE_REQUESTS}), on all {database['cores'].max()} cores, at "
                   f"most {min(limits, key=lambda v: abs(v - THREADS))} threads at once. The kit's CalendarDatabase "
                   f"(files, a lock per entity) with each list; {DATABASE}: the same tables, foreign keys that cascade the deletes, one transaction per "
                   "request. Every run checks each group's members and each calendar's event after the joins, and after "
                   "the deletes that no reference is broken and nothing is left.", "", *_tables(db_summary, db_tests)]
     if partial:
         lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
-    for name, runs in (("raw.csv", df), ("database_raw.csv", _read(database) if database else None)):
+    for name, runs in (("raw.csv", df), ("database_raw.csv", database)):
         bad_runs = 0 if runs is None else int((runs["status"] != "ok").sum())
         if bad_runs:
             warn(f"{bad_runs} run(s) did not serve every request correctly; they are kept in {name} "
                  "(status column) and left out of the medians")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")
     info("\n".join(lines))
-    return summary, tests
+    return summary, tests, db_summary
 
 
 def times_figure(summary, stores: list[str] | None = None, requests=lambda n: f"{3 * n} requests",

@@ -65,7 +65,7 @@ def test_a_run_that_lost_an_event_is_kept_marked_and_left_out(tmp_path, monkeypa
             for r in (1, 2)]
     rows[0] = {**rows[0], "total_s": 99.0, "status": "wrong: event 3 not deleted"}
     pd.DataFrame(rows).to_csv(tmp_path / "raw.csv", index=False)
-    summary, _ = bench_calendar.summarize(tmp_path / "raw.csv")
+    summary, _, _ = bench_calendar.summarize(tmp_path / "raw.csv")
     lazy_pool = summary[(summary["store"] == "LazyList") & (summary["threads"] == "pool")].iloc[0]
     assert lazy_pool["ok_runs"] == 1 and lazy_pool["runs"] == 2 and lazy_pool["median_s"] == pytest.approx(0.3)
     assert lazy_pool["ratio_to_db"] == pytest.approx(3.0)

@@ -106,43 +106,58 @@ public final class CalendarBench {
         String run(String store, String mode, int n, int threads, double[] seconds) throws Exception;
     }
 
-    static String run(String store, String mode, int n, int threads) throws Exception {
-        return run(store, mode, n, threads, new double[3]);
-    }
-
     /** One run: the three phases' seconds into {@code seconds}; "ok", or what went wrong. */
     static String run(String store, String mode, int n, int threads, double[] seconds) throws Exception {
+        return inFreshFolder(mode, threads, (dir, pool) -> {
+            try (Events events = open(store, dir, threads)) {
+                return runEvents(events, pool, mode, n, threads, seconds);
+            }
+        });
+    }
+
+    private static String runEvents(Events events, ExecutorService pool, String mode, int n, int threads, double[] seconds)
+            throws Exception {
+        int[] ids = new int[n];
+        AtomicInteger failed = new AtomicInteger();
+        long t0 = System.nanoTime();
+        runAll(pool, mode, n, threads, i -> ids[i] = events.create(EVENT), failed);
+        long t1 = System.nanoTime();
+        runAll(pool, mode, n, threads, i -> {
+            if (events.modify(ids[i], MOVE) != Events.Outcome.OK) {
+                failed.incrementAndGet();
+            }
+        }, failed);
+        long t2 = System.nanoTime();
+        String edited = sample(events, ids, true);  // checked between phases, outside the timings
+        long t3 = System.nanoTime();
+        runAll(pool, mode, n, threads, i -> {
+            if (events.delete(ids[i]) != Events.Outcome.OK) {
+                failed.incrementAndGet();
+            }
+        }, failed);
+        long t4 = System.nanoTime();
+        seconds[0] = (t1 - t0) / 1e9;
+        seconds[1] = (t2 - t1) / 1e9;
+        seconds[2] = (t4 - t3) / 1e9;
+        String gone = sample(events, ids, false);
+        if (failed.get() > 0) {
+            return "failed: " + failed.get() + " requests";
+        }
+        return !edited.isEmpty() ? edited : !gone.isEmpty() ? gone : "ok";
+    }
+
+    /** What one run does in its fresh folder, with the pool its thread management uses (null: none). */
+    interface InFolder {
+        String run(Path dir, ExecutorService pool) throws Exception;
+    }
+
+    /** Runs {@code body} in a fresh temporary folder, removed afterwards, with a pool of {@code threads} for "pool". */
+    private static String inFreshFolder(String mode, int threads, InFolder body) throws Exception {
         Path dir = Files.createTempDirectory("calendar-bench-");
         // A pool lives as long as the store, as an executor in a server does: made before the clock starts.
         ExecutorService pool = mode.equals("pool") ? Executors.newFixedThreadPool(threads) : null;
-        try (Events events = open(store, dir, threads)) {
-            int[] ids = new int[n];
-            AtomicInteger failed = new AtomicInteger();
-            long t0 = System.nanoTime();
-            runAll(pool, mode, n, threads, i -> ids[i] = events.create(EVENT), failed);
-            long t1 = System.nanoTime();
-            runAll(pool, mode, n, threads, i -> {
-                if (events.modify(ids[i], MOVE) != Events.Outcome.OK) {
-                    failed.incrementAndGet();
-                }
-            }, failed);
-            long t2 = System.nanoTime();
-            String edited = sample(events, ids, true);  // checked between phases, outside the timings
-            long t3 = System.nanoTime();
-            runAll(pool, mode, n, threads, i -> {
-                if (events.delete(ids[i]) != Events.Outcome.OK) {
-                    failed.incrementAndGet();
-                }
-            }, failed);
-            long t4 = System.nanoTime();
-            seconds[0] = (t1 - t0) / 1e9;
-            seconds[1] = (t2 - t1) / 1e9;
-            seconds[2] = (t4 - t3) / 1e9;
-            String gone = sample(events, ids, false);
-            if (failed.get() > 0) {
-                return "failed: " + failed.get() + " requests";
-            }
-            return !edited.isEmpty() ? edited : !gone.isEmpty() ? gone : "ok";
+        try {
+            return body.run(dir, pool);
         } finally {
             if (pool != null) {
                 pool.shutdown();
@@ -153,16 +168,11 @@ public final class CalendarBench {
 
     /** The database workload's run (see the class comment): the three phases' seconds; "ok", or what went wrong. */
     static String runDatabase(String store, String mode, int n, int threads, double[] seconds) throws Exception {
-        Path dir = Files.createTempDirectory("calendar-bench-");
-        ExecutorService pool = mode.equals("pool") ? Executors.newFixedThreadPool(threads) : null;
-        try (Database db = openDatabase(store, dir, threads)) {
-            return runDatabase(db, pool, mode, n, threads, seconds);
-        } finally {
-            if (pool != null) {
-                pool.shutdown();
+        return inFreshFolder(mode, threads, (dir, pool) -> {
+            try (Database db = openDatabase(store, dir, threads)) {
+                return runDatabase(db, pool, mode, n, threads, seconds);
             }
-            removeTree(dir);
-        }
+        });
     }
 
     static String runDatabase(Database db, ExecutorService pool, String mode, int n, int threads, double[] seconds)

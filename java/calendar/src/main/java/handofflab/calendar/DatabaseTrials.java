@@ -152,10 +152,8 @@ public final class DatabaseTrials {
         for (Thread t : threads) {
             while (t.isAlive()) {
                 t.join(200);
-                // a cycle of this trial's threads, each waiting for a lock another holds (the JVM's check is JVM-wide:
-                // another test's threads may be stuck on purpose)
                 long[] stuck = jvm.findDeadlockedThreads();
-                if (stuck != null && java.util.Arrays.stream(stuck).anyMatch(id -> threads.stream().anyMatch(x -> x.getId() == id))) {
+                if (inCycle(stuck, threads)) {
                     StringBuilder who = new StringBuilder();
                     for (java.lang.management.ThreadInfo i : jvm.getThreadInfo(stuck)) {
                         who.append("\n  ").append(i.getThreadName()).append(" waits for ").append(i.getLockName())
@@ -381,6 +379,15 @@ public final class DatabaseTrials {
         }
     }
 
+    /**
+     * Whether some of {@code threads} are in {@code deadlocked}, the JVM's cycles of threads each waiting for a lock
+     * another holds (null: none). The JVM's check is JVM-wide: another test's threads may be stuck on purpose.
+     */
+    private static boolean inCycle(long[] deadlocked, List<Thread> threads) {
+        return deadlocked != null && java.util.Arrays.stream(deadlocked)
+                .anyMatch(id -> threads.stream().anyMatch(t -> t.getId() == id));
+    }
+
     /** The entity whose lock {@code t} waits for, by name; null if it waits for none of them. */
     private static String lockWaitedFor(Thread t, Map<String, java.util.concurrent.locks.ReentrantLock> locks) {
         return locks.entrySet().stream().filter(l -> l.getValue().hasQueuedThread(t)).map(Map.Entry::getKey).findFirst()
@@ -400,13 +407,10 @@ public final class DatabaseTrials {
         while (user1.isAlive() || user2.isAlive()) {
             user1.join(5);
             user2.join(5);
-            long[] cycle = mx.findDeadlockedThreads();
-            for (long id : cycle == null ? new long[0] : cycle) {
-                if (id == user1.getId() || id == user2.getId()) {
-                    return "user 1 waits for " + waitsFor.apply(user1) + ", which user 2 holds, and user 2 waits for "
-                            + waitsFor.apply(user2) + ", which user 1 holds: each waits for the other for ever (locks taken"
-                            + " against the one order: users, groups, calendars, events)";
-                }
+            if (inCycle(mx.findDeadlockedThreads(), List.of(user1, user2))) {
+                return "user 1 waits for " + waitsFor.apply(user1) + ", which user 2 holds, and user 2 waits for "
+                        + waitsFor.apply(user2) + ", which user 1 holds: each waits for the other for ever (locks taken"
+                        + " against the one order: users, groups, calendars, events)";
             }
             Thread alive = user1.isAlive() ? user1 : user2;
             Thread gone = alive == user1 ? user2 : user1;
