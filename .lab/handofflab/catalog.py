@@ -21,10 +21,11 @@ CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "de
 # handoff: no JPF driver, no trace spec. The lock probe takes only a store, the reply probe a queue.
 # The calendar's whole database (`database`: users, groups, calendars, events) gets the race probe (races:
 # DatabaseRaces, which holds a join or an added event just after it reads the user while the user's delete
-# runs beside it: the one schedule that shows each slip of specs/CalendarEntities.tla) and JPF
-# (DatabaseJpfDriver, every interleaving of the same races).
+# runs beside it: the one schedule that shows each slip of specs/CalendarEntities.tla), the lock probe
+# (locks: the same request held while one for other entities must return) and JPF (DatabaseJpfDriver,
+# every interleaving of the same races).
 CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "locks", "jpf"), "table": ("lincheck",),
-                  "queue": ("replies", "depth"), "database": ("races", "jpf")}
+                  "queue": ("replies", "depth"), "database": ("races", "locks", "jpf")}
 PROBE_CHECKERS = ("locks", "replies", "depth", "races")  # the probes: each takes one kind of class, never a handoff
 JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies", "depth", "races")  # the Java checkers CI runs (JPF when asked)
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike

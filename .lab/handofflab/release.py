@@ -126,13 +126,44 @@ def plan(chosen: list[str]) -> tuple[dict[str, str], set[str]]:
     # every class that cannot compile without a left-out one goes too (until nothing changes)
     java = {f: _code((paths.ROOT / f).read_text()) for f in tracked if f.endswith(".java")
             and any(f.startswith(f"java/{m}/src/main/") for m in MODULES)}
+    because: dict[str, str] = {}  # a class left out -> the left-out class it needs
     while True:
-        gone = {Path(f).stem for f in left_out if f.endswith(".java")}
-        more = {f for f, code in java.items() if f not in left_out
-                and any(re.search(rf"\b{re.escape(g)}\b", code) for g in gone)}
+        gone = {Path(f).stem: f for f in left_out if f.endswith(".java")}
+        more = {}
+        for f, code in java.items():
+            need = None if f in left_out else next((g for g in gone if re.search(rf"\b{re.escape(g)}\b", code)), None)
+            if need:
+                more[f] = gone[need]
         if not more:
-            return secret, left_out
-        left_out |= more
+            break
+        left_out |= set(more)
+        because.update(more)
+    _refuse_labs_that_need_what_is_left_out(chosen, secret, left_out, because)
+    return secret, left_out
+
+
+def _refuse_labs_that_need_what_is_left_out(chosen: list[str], secret: dict[str, str], left_out: set[str],
+                                            because: dict[str, str]) -> None:
+    """A lab whose starter or public tests name a kit class the copy leaves out would not compile in it: the database
+    lab's DatabaseFolders keeps its entities in EventStore, the calendar lab's answer. Refused, with the chain named."""
+    gone = {Path(f).stem: f for f in left_out if f.endswith(".java")}
+    for lab in chosen:
+        for p in [*sorted((paths.LABS / lab / "starter").glob("*.java")), *sorted((paths.LABS / lab / "public").glob("*.java"))]:
+            code = _code(p.read_text())
+            need = next((g for g in sorted(gone) if re.search(rf"\b{re.escape(g)}\b", code)), None)
+            if not need:
+                continue
+            chain, f = [need], gone[need]
+            while f in because:
+                f = because[f]
+                chain.append(Path(f).stem)
+            owner = secret.get(f)
+            why = f"the answer to {owner}" if owner else "a class a hidden test runs"
+            via = "".join(f", which needs {c}" for c in chain[1:])
+            raise LabError(f"the lab {lab} cannot be in this student copy: {p.relative_to(paths.ROOT)} needs "
+                           f"{chain[0]}{via}, {why}",
+                           f"release them one at a time: ./lab release DIR --lab {(owner or lab).split('* and *')[0]}, "
+                           f"then --lab {lab} in a copy of its own")
 
 
 def release(target: Path, chosen: list[str] | None = None) -> Path:

@@ -72,6 +72,36 @@ _STORE = {
 }
 
 
+# The database lab: requests that span users, groups, calendars and events, judged by the race probe
+# (specs/CalendarEntities.tla's rules) and the lock probe.
+_DATABASE = {
+    "violation:NoDanglingMember": (
+        "Failed: a group lists a user who was deleted. The join was held just after it looked at the user, the "
+        "user's delete ran beside it and swept the groups, and then the join published the group with the user in "
+        "it. Look at the user, and publish the group, while holding the user's lock: a delete that commits under "
+        "that lock then comes wholly before the join or wholly after it.", "unlocked"),
+    "violation:NoOrphanEvent": (
+        "Failed: an event, or its calendar, outlives its owner. The add was held just after it looked at the "
+        "calendar's owner, the owner's delete ran beside it and removed the calendar, and then the add wrote the "
+        "calendar back with its event. Look at the calendar, and publish it, while holding the calendar's lock: "
+        "the delete takes that lock too before it removes the calendar.", "unlocked"),
+    "violation:OneOfTheOrderings": (
+        "Failed: a user was told something no ordering of the two requests gives: the delete was told it was done "
+        "and the user, or the user's calendar, is still there. Does your delete commit (unpublish the user) under "
+        "the user's lock, after checking that the user is there, and then sweep its groups and calendar?",
+        "unlocked"),
+    "violation:IndependentEntities": (
+        "Failed: your database's answers are right, but a request for one user waited for a request for another "
+        "user, group and calendar: one lock for the whole database (a `synchronized` method, a lock field of your "
+        "class) instead of each entity's own lock, `entry.lock`. Users who touch different entities should not "
+        "wait for each other; that is what the paper's per-entity locks are for.", "coarse"),
+    "deadlock": (
+        "Failed: the requests hang — each waits for a lock the other holds, or for one never released. Take locks "
+        "in the one order (users, then groups, then calendars, then events) in every request, and release each in "
+        "a `finally`, on every way out of the method.", "deadlock"),
+}
+
+
 # The DHT lab's completion queue: buffers and replies, judged by the reply probe.
 _QUEUE = {
     "violation:AwaitSound": (
@@ -100,7 +130,7 @@ def explain(verdict: dict, rubric: Rubric, class_kind: str | None = None) -> str
     """The feedback for a checker's failing verdict; `class_kind`: the catalog's kind of the class, if it
     is no handoff (a calendar store, a DHT completion queue)."""
     v, seen = verdict["verdict"], verdict.get("trace", "") + "\n" + verdict.get("detail", "")
-    own = {"store": _STORE, "queue": _QUEUE}.get(class_kind or "", {})
+    own = {"store": _STORE, "queue": _QUEUE, "database": _DATABASE}.get(class_kind or "", {})
     if v in own and "Exception #" not in seen:
         text, topic = own[v]
         return text + (f" — {verdict['detail']}" if class_kind == "queue" and verdict.get("detail") else "") \

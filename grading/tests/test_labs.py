@@ -16,10 +16,10 @@ SAMPLES = Path(__file__).parent / "submissions"
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
 
 
-COURSE = ("buffer", "pht", "pipes-spec", "server", "mutants", "calendar", "dht")
+COURSE = ("buffer", "pht", "pipes-spec", "server", "mutants", "calendar", "database", "dht")
 
 
-def test_the_course_has_its_seven_labs_in_order():
+def test_the_course_has_its_eight_labs_in_order():
     assert LABS == sorted(COURSE)
     summary = (paths.BOOK / "src" / "SUMMARY.md").read_text()
     order = [summary.index(f"lab-{lab}.md") for lab in COURSE]
@@ -372,16 +372,19 @@ CALENDAR = {
 }
 
 
+def _batch(tmp_path_factory, lab: str, samples) -> Path:
+    """Every named sample of the lab (and its starter), graded two at a time as an instructor's batch would."""
+    subs = tmp_path_factory.mktemp(f"{lab}-subs")
+    for name in samples:
+        shutil.copytree(paths.LABS / lab / "starter" if name == "starter" else SAMPLES / lab / name, subs / name)
+    out = tmp_path_factory.mktemp(f"{lab}-out")
+    grader.grade_batch(lab, subs, out, jobs=2)
+    return out
+
+
 @pytest.fixture(scope="module")
 def calendar_batch(tmp_path_factory):
-    """Every calendar sample and the starter, graded two at a time as an instructor's batch would."""
-    subs = tmp_path_factory.mktemp("calendar-subs")
-    for name in CALENDAR:
-        shutil.copytree(paths.LABS / "calendar" / "starter" if name == "starter" else SAMPLES / "calendar" / name,
-                        subs / name)
-    out = tmp_path_factory.mktemp("calendar-out")
-    grader.grade_batch("calendar", subs, out, jobs=2)
-    return out
+    return _batch(tmp_path_factory, "calendar", CALENDAR)
 
 
 @pytest.mark.xdist_group("calendar-batch")  # one worker, so the batch is graded once
@@ -408,6 +411,55 @@ def test_the_calendar_labs_lincheck_is_the_catalogs(tmp_path):
     buggy = {v.name for v in cat.variants.values() if v.handoff.name == like and not v.correct}
     assert buggy == {"StoreCheckThenLock", "StoreDeleteNoLock", "StoreRecreate", "StoreOneLock"}
     assert {t.checkers for t in grader.load_rubric("calendar").tests if t.kind == "checker"} == {("lincheck",), ("locks",)}
+
+
+# -- the database lab ----------------------------------------------------------------
+DATABASE = {
+    "starter": "a group lists a user who was deleted",
+    "correct": "Passed",
+    "join_no_user_lock": "a group lists a user who was deleted",
+    "add_no_lock": "an event, or its calendar, outlives its owner",
+    "delete_group_first": "the requests hang",
+    "one_lock": "one lock for the whole database",
+    "keeps_lock": "does a refused request keep a lock?",
+}
+
+
+@pytest.fixture(scope="module")
+def database_batch(tmp_path_factory):
+    return _batch(tmp_path_factory, "database", DATABASE)
+
+
+@pytest.mark.xdist_group("database-batch")  # one worker, so the batch is graded once
+@pytest.mark.parametrize("sample", DATABASE)
+def test_each_database_sample_gets_its_marks_and_feedback_that_names_its_slip(database_batch, sample):
+    results = json.loads((database_batch / sample / "results.json").read_text())
+    report = (database_batch / sample / "report.md").read_text()
+    assert [t["score"] for t in results["tests"]] == _expected("database", sample), report
+    assert DATABASE[sample] in report, report
+    if _expected("database", sample)[1] == 0:  # the race probe's catch, drawn as swimlanes: the held request, the delete
+        assert "your StudentDatabase under races" in report and "| # | user 1 | user 2 |" in report, report
+        assert "(the probe holds it there)" in report, report
+    elif _expected("database", sample)[2] == 0:  # the lock probe's: the held request and the one for other entities
+        assert "your StudentDatabase under locks" in report and "they share no user, group" in report, report
+
+
+def test_the_database_labs_probes_are_the_catalogs():
+    """The lab's hidden tests check a student's database as `./lab check java` checks the kit's: the catalogued
+    buggy databases are the samples' slips, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
+    from handofflab import catalog
+    cat = catalog.load()
+    tests = [t for t in grader.load_rubric("database").tests if t.kind == "checker"]
+    assert {t.like for t in tests} == {"CalendarDatabase"} and cat.variant("CalendarDatabase").class_kind == "database"
+    buggy = {v.name: v for v in cat.variants.values() if v.handoff.name == "CalendarDatabase" and not v.correct}
+    assert set(buggy) == {"DatabaseJoinNoUserLock", "DatabaseAddNoLock", "DatabaseDeleteGroupFirst", "DatabaseOneLock"}
+    assert {t.checkers for t in tests} == {("races",), ("races", "locks")}
+    # each catalogued slip loses the marks its sample loses: the race probe's, or only the per-entity locks'
+    samples = {"DatabaseJoinNoUserLock": "join_no_user_lock", "DatabaseAddNoLock": "add_no_lock",
+               "DatabaseDeleteGroupFirst": "delete_group_first", "DatabaseOneLock": "one_lock"}
+    for variant, sample in samples.items():
+        caught = [all(buggy[variant].expected(c) == "pass" for c in t.checkers) for t in tests]
+        assert [m > 0 for m in _expected("database", sample)[1:]] == caught, variant
 
 
 # -- the samples' expected marks, as data ---------------------------------------------------

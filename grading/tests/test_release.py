@@ -81,6 +81,24 @@ def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(in_copy, tmp_path
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_a_lab_that_needs_another_labs_answer_to_compile_gets_its_own_copy(in_copy, tmp_path):
+    """The database lab's mechanism keeps its entities in EventStore, the calendar lab's answer: one copy of both
+    would ship a starter that cannot compile. Refused with the chain named; alone, the lab is whole in its copy."""
+    with pytest.raises(LabError, match="StudentDatabase.java needs DatabaseFolders, which needs EventStore, the answer "
+                                       "to calendar"):
+        release.release(tmp_path / "both", ["calendar", "database"])
+    assert not (tmp_path / "both").exists() or not any((tmp_path / "both").iterdir()), "refused before a file is copied"
+    alone = release.release(tmp_path / "database", ["database"])
+    calendar = alone / "java/calendar/src/main/java/handofflab/calendar"
+    assert not (calendar / "CalendarDatabase.java").exists() and not (calendar / "DatabaseOneLock.java").exists()
+    assert (calendar / "DatabaseFolders.java").exists() and (calendar / "EventStore.java").exists()
+    (alone / ".tools").symlink_to(paths.TOOLS)
+    run = in_copy(alone, "check-lab", "database", str(SUBMISSIONS / "database" / "correct"), results=tmp_path / "r")
+    assert run.returncode == 0 and "public points" in run.stdout, run.stdout + run.stderr
+    run = in_copy(alone, "check-lab", "database", str(paths.LABS / "database" / "starter"), results=tmp_path / "s")
+    assert run.returncode == 0 and "3 / 3 public points" in run.stdout, run.stdout + run.stderr  # alone, every request is right
+
+
 def test_a_new_file_git_does_not_track_is_named_as_left_out(monkeypatch):
     """The copy holds what git tracks; a lab file written but not added must not vanish silently."""
     said = []

@@ -53,6 +53,11 @@ def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
             continue
         if v.database:  # the calendar database: the race probe runs the spec's races in the schedule that shows each
             # slip, every run (CI), and JPF explores every interleaving of them; each catches every slip, by the same rule
+            # the lock probe decides every database; one lock for all is no race, so only the lock probe catches it
+            assert v.expected("locks") is not None, f"{v.name}: the lock probe decides every database every run"
+            if v.expected("locks") == "violation:IndependentEntities":
+                assert v.expected("races") == "pass" and v.expected("jpf") is None and "jpf" in v.why, v.name
+                continue
             assert v.expected("jpf") is not None and (v.expected("jpf") == "pass") == v.correct, v.name
             assert v.expected("races") == v.expected("jpf"), f"{v.name}: the race probe and JPF name the same rule"
             continue
@@ -191,9 +196,9 @@ def test_a_fresh_jpf_run_draws_the_recorded_trace(recorded, tmp_path, monkeypatc
 
 
 def test_classes_claimed_only_for_jpf_say_that_nothing_was_confirmed_without_it(monkeypatch, capsys):
-    # No class is claimed for JPF alone since the race probe checks the database in CI; without the probe,
+    # No class is claimed for JPF alone since the race and lock probes check the database in CI; without them,
     # CalendarDatabase is such a class again, and a sweep without JPF must not pass it off as confirmed.
-    monkeypatch.setattr(catalog, "JAVA_CHECKERS", tuple(c for c in catalog.JAVA_CHECKERS if c != "races"))
+    monkeypatch.setattr(catalog, "JAVA_CHECKERS", tuple(c for c in catalog.JAVA_CHECKERS if c not in ("races", "locks")))
     monkeypatch.setattr(javacheck, "run_checker", lambda *a, **kw: pytest.fail("no checker applies without JPF"))
     assert javacheck.check("CalendarDatabase", show_traces=False) == []
     said = " ".join(capsys.readouterr().out.split())

@@ -4,93 +4,29 @@ import handofflab.calendar.EventFolder.Entry;
 import handofflab.calendar.Events.Outcome;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * McBride &amp; Ferrell's whole database: four collections (users, calendars, groups, events), each
- * one directory per entity and one file per attribute ({@link EventStore}), and the requests that
- * span entities, as specs/CalendarEntities.tla models them. A user and a group each own a calendar;
- * a calendar lists its events ({@code event.ID}, one file per reference, as the paper found best);
- * a group lists its members ({@code member.ID}); an event names its calendar.
+ * The kit's policy for McBride &amp; Ferrell's whole database ({@link DatabaseFolders} is the mechanism): the three
+ * requests that span entities, as specs/CalendarEntities.tla models them, and the database lab's answer.
  *
- * <p><b>Locks.</b> Every change locks the entities it changes, and a request that locks more than
- * one takes them in one order: users, then groups, then calendars, then events (so two requests
- * never wait for each other in a cycle). A join locks the user and then the group: a user deleted
- * meanwhile is refused ("this user was deleted"), never made a member. An event is added and
- * removed under its calendar's lock.
- *
- * <p><b>Commit points.</b> Each request commits in one atomic publish or unpublish of one entity
- * ({@link EventFolder}): a new user when it names its calendar, an added event when its calendar
- * lists it, a deleted user or group when its own link goes, a deleted event when its link goes.
- * The rest of a delete (the memberships, the calendar and its events) follows the commit, each
- * step under its entity's lock. So after a kill -9 at any instant, opening the folder again
- * {@linkplain #repair repairs} what the commits decide: it removes a creation that did not commit,
- * finishes a delete that did, and then every reference points at a live entity.
+ * <p>Each takes its locks in the one order (users, groups, calendars, events) and looks at an entity only while
+ * it holds that entity's lock. A join locks the user and then the group: a user deleted meanwhile is refused
+ * ("this user was deleted"), never made a member. A user's delete commits under the user's lock, then sweeps
+ * the memberships and the calendar, each under its own lock. An event is added under its calendar's lock.
  */
-public class CalendarDatabase implements Database {
-    final EventStore users;
-    final EventStore groups;
-    final EventStore calendars;
-    final EventStore events;
-    private int repaired;
-
+public class CalendarDatabase extends DatabaseFolders {
     /** Opens (or creates) the database in {@code root}; null: in memory only. Repairs what a killed process left. */
     public CalendarDatabase(Path root, String listKind) throws IOException {
-        users = new EventStore(root == null ? null : root.resolve("users"), listKind, "users");
-        groups = new EventStore(root == null ? null : root.resolve("groups"), listKind, "groups");
-        calendars = new EventStore(root == null ? null : root.resolve("calendars"), listKind, "calendars");
-        events = new EventStore(root == null ? null : root.resolve("events"), listKind, "events");
-        repair();
-    }
-
-    // --- users and groups: each owns a calendar --------------------------------------------------
-
-    /** Creates a user (and the user's calendar); returns the user's id. */
-    public int createUser(String name) throws IOException {
-        return createOwner(users, "user", name);
-    }
-
-    /** Creates a group (and the group's calendar); returns the group's id. */
-    public int createGroup(String name) throws IOException {
-        return createOwner(groups, "group", name);
-    }
-
-    private int createOwner(EventStore owners, String kind, String name) throws IOException {
-        int id = owners.create(Map.of("name", name));  // not a user (or group) until it names its calendar
-        Entry owner = owners.entry(id);
-        owner.lock.lock();
-        try {
-            int calendar = calendars.create(Map.of("owner", kind + ":" + id));
-            owners.publish(id, owner, owner.event().with(Map.of("calendar", Integer.toString(calendar))));  // commit
-        } finally {
-            owner.lock.unlock();
-        }
-        return id;
-    }
-
-    /** User {@code id} as last committed: name and calendar. */
-    public Optional<Event> user(int id) throws IOException {
-        return committed(users.load(id));
-    }
-
-    /** Group {@code id} as last committed: name, calendar and a {@code member.ID} per member. */
-    public Optional<Event> group(int id) throws IOException {
-        return committed(groups.load(id));
-    }
-
-    private static Optional<Event> committed(Optional<Event> owner) {
-        return owner.filter(CalendarDatabase::isCommitted);
+        super(root, listKind);
     }
 
     /** Makes user {@code user} a member of group {@code group}; DELETED if either was deleted. */
     // ANCHOR: join
+    @Override
     public Outcome join(int group, int user) throws IOException {
-        Entry u = users.entry(user);
-        Entry g = groups.entry(group);
+        Entry u = userEntry(user);
+        Entry g = groupEntry(group);
         if (u == null || g == null) {
             return Outcome.DELETED;
         }
@@ -104,7 +40,7 @@ public class CalendarDatabase implements Database {
                 if (!isCommitted(g)) {
                     return Outcome.DELETED;
                 }
-                groups.publish(group, g, g.event().with(Map.of("member." + user, "")));
+                publishGroup(group, g, g.event().with(Map.of("member." + user, "")));
                 return Outcome.OK;
             } finally {
                 g.lock.unlock();
@@ -115,35 +51,28 @@ public class CalendarDatabase implements Database {
     }
     // ANCHOR_END: join
 
-    /** Removes user {@code user} from group {@code group}; GONE if the user was no member. */
-    public Outcome leave(int group, int user) throws IOException {
-        Entry g = groups.entry(group);
-        if (g == null) {
-            return Outcome.GONE;
-        }
-        g.lock.lock();
-        try {
-            Event now = g.event();
-            if (now == null || !now.attributes.containsKey("member." + user)) {
-                return Outcome.GONE;
-            }
-            groups.publish(group, g, now.without("member." + user));
-            return Outcome.OK;
-        } finally {
-            g.lock.unlock();
-        }
-    }
-
     // ANCHOR: deleteUser
     /** Deletes user {@code id}: its memberships, its calendar and the calendar's events go with it. */
+    @Override
     public Outcome deleteUser(int id) throws IOException {
-        int calendar = deleteOwner(users, id);
-        if (calendar < 0) {
+        Entry u = userEntry(id);
+        if (u == null) {
             return Outcome.GONE;
+        }
+        int calendar;
+        u.lock.lock();
+        try {
+            if (!isCommitted(u)) {
+                return Outcome.GONE;
+            }
+            calendar = Integer.parseInt(u.event().attributes.get("calendar"));
+            unpublishUser(id, u);  // commit
+        } finally {
+            u.lock.unlock();
         }
         // Committed. No join can add the user from now on (a join checks the user under its lock), and
         // every join that did has published its group before it unlocked the user: this scan sees them all.
-        for (int group : groups.ids()) {
+        for (int group : groupIds()) {
             leave(group, id);
         }
         deleteCalendar(calendar);
@@ -151,70 +80,11 @@ public class CalendarDatabase implements Database {
     }
     // ANCHOR_END: deleteUser
 
-    /** Deletes group {@code id}, its calendar and the calendar's events. */
-    public Outcome deleteGroup(int id) throws IOException {
-        int calendar = deleteOwner(groups, id);
-        if (calendar < 0) {
-            return Outcome.GONE;
-        }
-        deleteCalendar(calendar);
-        return Outcome.OK;
-    }
-
-    /** Unpublishes a user or group under its lock (the delete's commit); returns its calendar, or -1 if it was gone. */
-    private static int deleteOwner(EventStore owners, int id) throws IOException {
-        Entry o = owners.entry(id);
-        if (o == null) {
-            return -1;
-        }
-        o.lock.lock();
-        try {
-            if (!isCommitted(o)) {
-                return -1;
-            }
-            int calendar = Integer.parseInt(o.event().attributes.get("calendar"));
-            owners.unpublish(id, o);
-            return calendar;
-        } finally {
-            o.lock.unlock();
-        }
-    }
-
-    /** The rest of an owner's delete: the calendar's events, then the calendar, under the calendar's lock. */
-    void deleteCalendar(int calendar) throws IOException {
-        Entry c = calendars.entry(calendar);
-        c.lock.lock();  // no event can be added to it from here on
-        try {
-            Event now = c.event();
-            if (now == null) {
-                return;
-            }
-            for (int event : references(now, "event.")) {
-                Entry e = events.entry(event);
-                e.lock.lock();  // calendars before events
-                try {
-                    if (e.event() != null) {
-                        events.unpublish(event, e);
-                    }
-                } finally {
-                    e.lock.unlock();
-                }
-            }
-            calendars.unpublish(calendar, c);
-        } finally {
-            c.lock.unlock();
-        }
-    }
-
-    // --- events: each in one calendar ------------------------------------------------------------
-
     // ANCHOR: addEvent
     /** Adds an event to calendar {@code calendar}; returns its id, or -1 if the calendar (or its owner) was deleted. */
+    @Override
     public int addEvent(int calendar, Map<String, String> attributes) throws IOException {
-        if (attributes.containsKey("calendar")) {
-            throw new IllegalArgumentException("an event's calendar is the one it is added to: leave 'calendar' out of its attributes");
-        }
-        Entry c = calendars.entry(calendar);
+        Entry c = calendarEntry(calendar);
         if (c == null) {
             return -1;
         }
@@ -225,268 +95,12 @@ public class CalendarDatabase implements Database {
             if (c.event() == null || !ownerLive(c.event())) {
                 return -1;
             }
-            Map<String, String> all = new HashMap<>(attributes);
-            all.put("calendar", Integer.toString(calendar));
-            int id = events.create(all);  // not added until its calendar lists it
-            calendars.publish(calendar, c, c.event().with(Map.of("event." + id, "")));  // commit
+            int id = createEvent(calendar, attributes);  // not added until its calendar lists it
+            publishCalendar(calendar, c, c.event().with(Map.of("event." + id, "")));  // commit
             return id;
         } finally {
             c.lock.unlock();
         }
     }
     // ANCHOR_END: addEvent
-
-    /** Changes some attributes of event {@code id} (not its calendar); DELETED if it was deleted. */
-    public Outcome modifyEvent(int id, Map<String, String> changes) throws IOException {
-        if (changes.containsKey("calendar")) {
-            throw new IllegalArgumentException("an event stays in its calendar: delete it and add it to the other one");
-        }
-        return events.modify(id, changes);  // the event's own lock (EventStore, specs/CalendarStore.tla)
-    }
-
-    /** Deletes event {@code id} from its calendar; GONE if it was not there. */
-    public Outcome deleteEvent(int id) throws IOException {
-        Optional<Event> seen = events.load(id);
-        if (seen.isEmpty()) {
-            return Outcome.GONE;
-        }
-        int calendar = Integer.parseInt(seen.get().attributes.get("calendar"));  // an event never changes calendar
-        Entry c = calendars.entry(calendar);
-        Entry e = events.entry(id);
-        c.lock.lock();  // calendars before events
-        try {
-            e.lock.lock();
-            try {
-                if (e.event() == null) {
-                    return Outcome.GONE;
-                }
-                events.unpublish(id, e);  // commit
-                if (c.event() != null) {
-                    calendars.publish(calendar, c, c.event().without("event." + id));
-                }
-                return Outcome.OK;
-            } finally {
-                e.lock.unlock();
-            }
-        } finally {
-            c.lock.unlock();
-        }
-    }
-
-    /** Event {@code id} as last committed, if it exists. Takes no lock. */
-    public Optional<Event> event(int id) throws IOException {
-        return events.load(id);
-    }
-
-    /** What a user sees of calendar {@code id}: its events, each as last committed; empty if it was deleted. Takes no lock. */
-    public Optional<List<Event>> loadCalendar(int id) throws IOException {
-        Optional<Event> c = calendars.load(id);
-        if (c.isEmpty()) {
-            return Optional.empty();
-        }
-        List<Event> seen = new ArrayList<>();
-        for (int event : references(c.get(), "event.")) {
-            events.load(event).ifPresent(seen::add);  // one deleted since the calendar was read is left out
-        }
-        return Optional.of(seen);
-    }
-
-    // --- integrity -------------------------------------------------------------------------------
-
-    /**
-     * What is wrong with the references, when no request is under way: an empty list when every
-     * user and group owns a live calendar that names it as owner, every member is a live user,
-     * every event a calendar lists is live and names it, and every live event is listed.
-     */
-    public List<String> problems() throws IOException {
-        List<String> wrong = new ArrayList<>();
-        for (int u : users.ids()) {
-            users.load(u).ifPresent(user -> checkOwner(wrong, "user", user));
-        }
-        for (int g : groups.ids()) {
-            Optional<Event> group = groups.load(g);
-            if (group.isEmpty()) {
-                continue;
-            }
-            checkOwner(wrong, "group", group.get());
-            for (int m : references(group.get(), "member.")) {
-                if (user(m).isEmpty()) {
-                    wrong.add("group " + g + " lists member " + m + ", a user who was deleted");
-                }
-            }
-        }
-        for (int c : calendars.ids()) {
-            Optional<Event> calendar = calendars.load(c);
-            if (calendar.isEmpty()) {
-                continue;
-            }
-            if (!ownerLive(calendar.get())) {
-                wrong.add("calendar " + c + " outlives its owner " + calendar.get().attributes.get("owner"));
-            }
-            for (int e : references(calendar.get(), "event.")) {
-                Optional<Event> event = events.load(e);
-                if (event.isEmpty()) {
-                    wrong.add("calendar " + c + " lists event " + e + ", which was deleted");
-                } else if (!Integer.toString(c).equals(event.get().attributes.get("calendar"))) {
-                    wrong.add("calendar " + c + " lists event " + e + ", which is in calendar " + event.get().attributes.get("calendar"));
-                }
-            }
-        }
-        for (int e : events.ids()) {
-            Optional<Event> event = events.load(e);
-            if (event.isPresent() && !listedByItsCalendar(event.get())) {
-                wrong.add("event " + e + " is in no live calendar (an orphan): " + event.get().attributes);
-            }
-        }
-        return wrong;
-    }
-
-    private void checkOwner(List<String> wrong, String kind, Event owner) {
-        String calendar = owner.attributes.get("calendar");
-        if (calendar == null) {
-            wrong.add(kind + " " + owner.id + " names no calendar (a creation that never committed)");
-        } else if (!ownsItsCalendar(kind, owner)) {
-            boolean gone = calendars.load(Integer.parseInt(calendar)).isEmpty();
-            wrong.add(kind + " " + owner.id + " names calendar " + calendar + ", which is " + (gone ? "deleted" : "not its own"));
-        }
-    }
-
-    /** Whether the user or group that owns this calendar is committed and names it. Takes no lock. */
-    boolean ownerLive(Event calendar) {
-        String[] owner = owner(calendar);
-        Optional<Event> o = (owner[0].equals("user") ? users : groups).load(Integer.parseInt(owner[1]));
-        return o.isPresent() && Integer.toString(calendar.id).equals(o.get().attributes.get("calendar"));
-    }
-
-    /** A calendar's owner, written "user:ID" or "group:ID": its kind and its id. */
-    static String[] owner(Event calendar) {
-        return calendar.attributes.get("owner").split(":");
-    }
-
-    private boolean listedByItsCalendar(Event event) {
-        Optional<Event> c = calendars.load(Integer.parseInt(event.attributes.get("calendar")));
-        return c.isPresent() && c.get().attributes.containsKey("event." + event.id);
-    }
-
-    static boolean isCommitted(Entry owner) {
-        Event now = owner.event();
-        return now != null && isCommitted(now);
-    }
-
-    /** A user or group commits when it names its calendar: before that, it is a creation under way. */
-    static boolean isCommitted(Event owner) {
-        return owner.attributes.containsKey("calendar");
-    }
-
-    /** The ids an entity references by attributes named {@code prefix + ID}, ascending. */
-    static List<Integer> references(Event entity, String prefix) {
-        List<Integer> ids = new ArrayList<>();
-        for (String name : entity.attributes.keySet()) {
-            if (name.startsWith(prefix)) {
-                ids.add(Integer.parseInt(name.substring(prefix.length())));
-            }
-        }
-        ids.sort(null);
-        return ids;
-    }
-
-    // ANCHOR: repair
-    /**
-     * Makes the references whole again after a kill, as the commit points decide: a user or group
-     * that names no live calendar of its own never committed (removed); a calendar whose owner is
-     * gone belongs to a committed delete (removed, with its events); an event its calendar does not
-     * list was never added (removed); a reference to a deleted event or user belongs to a committed
-     * delete (dropped). Runs before any request, so it takes no locks.
-     */
-    private void repair() throws IOException {
-        for (EventStore owners : List.of(users, groups)) {
-            String kind = owners == users ? "user" : "group";
-            for (int id : owners.ids()) {
-                Optional<Event> o = owners.load(id);
-                if (o.isPresent() && !ownsItsCalendar(kind, o.get())) {
-                    owners.unpublish(id, owners.entry(id));
-                    repaired++;
-                }
-            }
-        }
-        for (int id : calendars.ids()) {
-            Optional<Event> c = calendars.load(id);
-            if (c.isPresent() && !ownerLive(c.get())) {
-                calendars.unpublish(id, calendars.entry(id));
-                repaired++;
-            }
-        }
-        for (int id : events.ids()) {
-            Optional<Event> e = events.load(id);
-            if (e.isPresent() && !listedByItsCalendar(e.get())) {
-                events.unpublish(id, events.entry(id));
-                repaired++;
-            }
-        }
-        for (int id : calendars.ids()) {
-            dropDangling(calendars, id, "event.", e -> events.load(e).isPresent());
-        }
-        for (int id : groups.ids()) {
-            dropDangling(groups, id, "member.", u -> committed(users.load(u)).isPresent());
-        }
-    }
-    // ANCHOR_END: repair
-
-    private boolean ownsItsCalendar(String kind, Event owner) {
-        String calendar = owner.attributes.get("calendar");
-        if (calendar == null) {
-            return false;
-        }
-        Optional<Event> c = calendars.load(Integer.parseInt(calendar));
-        return c.isPresent() && (kind + ":" + owner.id).equals(c.get().attributes.get("owner"));
-    }
-
-    private void dropDangling(EventStore store, int id, String prefix, java.util.function.IntPredicate live) throws IOException {
-        Optional<Event> entity = store.load(id);
-        if (entity.isEmpty()) {
-            return;
-        }
-        Event kept = entity.get();
-        for (int ref : references(kept, prefix)) {
-            if (!live.test(ref)) {
-                kept = kept.without(prefix + ref);
-            }
-        }
-        if (!kept.equals(entity.get())) {
-            store.publish(id, store.entry(id), kept);
-            repaired++;
-        }
-    }
-
-    /**
-     * Forces each file to the disk before its version is published ({@link EventFolder#durable}), so that a
-     * power cut loses no committed request either, not only a killed process. Slower: one fsync per file.
-     */
-    public void durable(boolean on) {
-        for (EventStore s : List.of(users, groups, calendars, events)) {
-            s.durable = on;
-        }
-    }
-
-    /** How many entities and references opening the database removed or dropped to repair a kill. */
-    public int repaired() {
-        return repaired;
-    }
-
-    /** How many users, groups, calendars and events are live: for a reader's overview. */
-    public Map<String, Integer> counts() {
-        Map<String, Integer> n = new java.util.LinkedHashMap<>();
-        n.put("users", (int) users.ids().stream().filter(i -> users.load(i).isPresent()).count());
-        n.put("groups", (int) groups.ids().stream().filter(i -> groups.load(i).isPresent()).count());
-        n.put("calendars", (int) calendars.ids().stream().filter(i -> calendars.load(i).isPresent()).count());
-        n.put("events", (int) events.ids().stream().filter(i -> events.load(i).isPresent()).count());
-        return n;
-    }
-
-    @Override
-    public void close() throws IOException {
-        for (EventStore s : List.of(users, groups, calendars, events)) {
-            s.close();
-        }
-    }
 }

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * Trials of the whole {@link CalendarDatabase} with real threads and real files, as
+ * Trials of the whole database ({@link DatabaseFolders}: the kit's or a student's) with real threads and real files, as
  * specs/CalendarEntities.tla states its promises: requests that span entities (a join beside the
  * user's delete, an event added beside its owner's delete) leave no reference to a deleted entity
  * and lose no committed request, and a database killed with SIGKILL at any instant opens again
@@ -39,12 +39,12 @@ public final class DatabaseTrials {
     /**
      * Runs {@code requests} random requests on four threads at once on a small set of recent users
      * and events, so that joins, added events, modifies and deletes of the same entities race; then
-     * checks that {@link CalendarDatabase#problems} finds nothing and that the state is the one the
+     * checks that {@link DatabaseFolders#problems} finds nothing and that the state is the one the
      * requests' outcomes say: every user, event and membership (of a user who never left) is there
      * exactly when a request that returned OK put it there and none that returned OK removed it. A deadlock is named (the JVM's
      * own cycle detection, no clock). Returns how the races went.
      */
-    public static String concurrent(CalendarDatabase db, int requests, long seed) throws Exception {
+    public static String concurrent(DatabaseFolders db, int requests, long seed) throws Exception {
         int[] groupIds = new int[8];
         for (int g = 0; g < groupIds.length; g++) {
             groupIds[g] = db.createGroup("group " + g);
@@ -192,8 +192,8 @@ public final class DatabaseTrials {
     }
 
     /** The id of the user or group that owns calendar {@code c}, if the calendar is there now. */
-    private static Optional<Integer> calendarOwner(CalendarDatabase db, int c) {
-        return db.calendars.load(c).map(cal -> Integer.parseInt(CalendarDatabase.owner(cal)[1]));
+    private static Optional<Integer> calendarOwner(DatabaseFolders db, int c) {
+        return db.calendars.load(c).map(cal -> Integer.parseInt(DatabaseFolders.owner(cal)[1]));
     }
 
     /**
@@ -202,10 +202,10 @@ public final class DatabaseTrials {
      * are whole and that every acknowledged request is there: each user, event and membership it
      * reported, unless a delete of it (or of its owner) was under way; nothing it reported deleted.
      */
-    public static String crash(Path root, int lines) throws Exception {
+    public static String crash(String databaseClass, Path root, int lines) throws Exception {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process driver = new ProcessBuilder(javaBin, "-cp", System.getProperty("java.class.path"),
-                DatabaseTrials.class.getName(), root.toString()).redirectErrorStream(true).start();
+                DatabaseTrials.class.getName(), root.toString(), databaseClass).redirectErrorStream(true).start();
         Set<Integer> users = new HashSet<>(), deleting = new HashSet<>(), deleted = new HashSet<>();
         Map<Integer, Integer> events = new HashMap<>();  // event -> owner
         Set<Integer> removing = new HashSet<>(), removed = new HashSet<>();
@@ -242,7 +242,7 @@ public final class DatabaseTrials {
             driver.waitFor(30, TimeUnit.SECONDS);
         }
         check(said >= lines, "the database's process stopped after " + said + " of " + lines + " requests");
-        try (CalendarDatabase db = new CalendarDatabase(root, "LazyList")) {
+        try (DatabaseFolders db = open(databaseClass, root)) {
             List<String> wrong = db.problems();
             check(wrong.isEmpty(), "reopened after the kill, the references are broken:\n  " + String.join("\n  ", wrong));
             for (int u : users) {
@@ -274,6 +274,26 @@ public final class DatabaseTrials {
         }
     }
 
+    /** A database of class {@code databaseClass} (the kit's, a buggy one or a student's) on LazyLists, in {@code root}; null: in memory. */
+    static DatabaseFolders open(String databaseClass, Path root) throws Exception {
+        return (DatabaseFolders) Class.forName(databaseClass).getConstructor(Path.class, String.class).newInstance(root, "LazyList");
+    }
+
+    /** A read hook that holds {@code held} at its first read of the entity: it counts {@code reached} down and waits for {@code release}. */
+    private static Runnable holdAt(Thread held, java.util.concurrent.CountDownLatch reached,
+                                   java.util.concurrent.CountDownLatch release) {
+        return () -> {
+            if (Thread.currentThread() == held && reached.getCount() > 0) {
+                reached.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
     // ANCHOR: raceProbe
     /**
      * The race probe: specs/CalendarEntities.tla's two races, each run in the one schedule that shows its slip,
@@ -288,13 +308,11 @@ public final class DatabaseTrials {
      */
     public static void raceProbe(String databaseClass) throws Exception {
         for (String race : new String[] {"join", "add"}) {
-            CalendarDatabase db = (CalendarDatabase) Class.forName(databaseClass).getConstructor(Path.class, String.class)
-                    .newInstance(null, "LazyList");
-            raceOnce(db, race);
+            raceOnce(open(databaseClass, null), race);
         }
     }
 
-    private static void raceOnce(CalendarDatabase db, String race) throws Exception {
+    private static void raceOnce(DatabaseFolders db, String race) throws Exception {
         int u = db.createUser("u"), g = db.createGroup("g");
         int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
         boolean join = race.equals("join");
@@ -313,16 +331,7 @@ public final class DatabaseTrials {
         locks.put("user " + u + "'s lock", user.lock);
         locks.put("group " + g + "'s lock", db.groups.entry(g).lock);
         locks.put("calendar " + c + "'s lock", db.calendars.entry(c).lock);
-        user.afterRead = () -> {
-            if (Thread.currentThread() == user1 && reached.getCount() > 0) {
-                reached.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        };
+        user.afterRead = holdAt(user1, reached, release);
         List<String[]> steps = new ArrayList<>();
         steps.add(new String[] {"user 1", heldStep + " starts"});
         boolean held = false, deleteReturned = false;   // user 1 held after its read; user 2 returned while it was
@@ -349,7 +358,7 @@ public final class DatabaseTrials {
             release.countDown();
             user.afterRead = null;
         }
-        if (user1.isAlive()) {
+        if (held) {  // said whether or not it has already returned: the same story every run
             steps.add(new String[] {"user 1", heldStep + " goes on"});
         }
         String stuck = awaitBoth(user1, user2, locks);
@@ -378,6 +387,77 @@ public final class DatabaseTrials {
             throw new StoreTrials.TrialFailure("OneOfTheOrderings: " + what, steps);
         }
     }
+
+    // ANCHOR: independenceProbe
+    /**
+     * The database's lock probe: the paper's per-entity locks, decided the race probe's way. A join of user u to
+     * group g (then an event added to u's calendar) is held just after it first reads user u, holding whatever
+     * locks it holds there; a join of another user v to another group h (an event added to v's calendar) is sent
+     * beside it, and must return: the two share no entity, so in the paper's design they share no lock. One lock
+     * around the whole database gives right answers, and makes every user wait for every other
+     * ({@code IndependentEntities}). A request that never returns once the held one goes on is a deadlock.
+     */
+    public static void independenceProbe(String databaseClass) throws Exception {
+        for (String race : new String[] {"join", "add"}) {
+            DatabaseFolders db = open(databaseClass, null);
+            int u = db.createUser("u"), g = db.createGroup("g"), v = db.createUser("v"), h = db.createGroup("h");
+            int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
+            int cv = Integer.parseInt(db.user(v).get().attributes.get("calendar"));
+            boolean join = race.equals("join");
+            String heldStep = join ? "join(group " + g + ", user " + u + ")" : "addEvent(calendar " + c + ", of user " + u + ")";
+            String sentStep = join ? "join(group " + h + ", user " + v + ")" : "addEvent(calendar " + cv + ", of user " + v + ")";
+            java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            String[] told = {"nothing (it failed)", "nothing (it failed)"};
+            Thread user1 = new Thread(() -> told[0] = join ? StoreTrials.unchecked(() -> db.join(g, u)).name()
+                    : StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED", "user 1");
+            Thread user2 = new Thread(() -> told[1] = join ? StoreTrials.unchecked(() -> db.join(h, v)).name()
+                    : StoreTrials.unchecked(() -> db.addEvent(cv, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED", "user 2");
+            user1.setDaemon(true);
+            user2.setDaemon(true);
+            EventFolder.Entry user = db.users.entry(u);
+            user.afterRead = holdAt(user1, reached, release);
+            List<String[]> steps = new ArrayList<>();
+            steps.add(new String[] {"user 1", heldStep + " starts"});
+            String waited;
+            try {
+                user1.start();
+                String before = StoreTrials.waitOrReturn(user1, reached);
+                if (before != null && !before.equals("returned")) {
+                    steps.add(new String[] {"user 1", heldStep + ", run alone, " + before});
+                    throw new StoreTrials.TrialFailure("deadlock: " + heldStep + ", run alone, " + before, steps);
+                }
+                steps.add(new String[] {"user 1", before == null ? heldStep + " has read user " + u + " (the probe holds it there)"
+                        : heldStep + " → " + told[0] + ", without reading user " + u});
+                steps.add(new String[] {"user 2", sentStep + " starts"});
+                user2.start();
+                waited = StoreTrials.waitOrReturn(user2, null);
+                if (waited != null) {  // the monitor's identity hash differs every run; its owner does not
+                    waited = waited.replaceAll(java.util.regex.Pattern.quote(db.getClass().getName()) + "@[0-9a-f]+",
+                            "the database's own monitor (a synchronized method or block)");
+                }
+                steps.add(new String[] {"user 2", sentStep + (waited == null ? " → " + told[1] : " " + waited)});
+            } finally {
+                release.countDown();
+                user.afterRead = null;
+            }
+            for (Thread t : new Thread[] {user1, user2}) {
+                String after = StoreTrials.waitOrReturn(t, null);
+                if (after != null) {
+                    steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
+                    throw new StoreTrials.TrialFailure("deadlock: " + t.getName() + "'s request never returns after user 1's"
+                            + " was let go (a lock kept?)", steps);
+                }
+            }
+            if (waited != null) {
+                String why = sentStep + " " + waited + " while " + heldStep + " was half way: they share no user, group,"
+                        + " calendar or event, yet one waited for the other; lock each entity, as the paper does";
+                steps.add(new String[] {"afterwards", why});
+                throw new StoreTrials.TrialFailure("IndependentEntities: " + why, steps);
+            }
+        }
+    }
+    // ANCHOR_END: independenceProbe
 
     /**
      * Whether some of {@code threads} are in {@code deadlocked}, the JVM's cycles of threads each waiting for a lock
@@ -427,13 +507,13 @@ public final class DatabaseTrials {
     // ANCHOR_END: raceProbe
 
     /**
-     * The process {@link #crash} kills: {@code ROOT}. Four threads each create a user, join one of
+     * The process {@link #crash} kills: {@code ROOT CLASS}. Four threads each create a user, join one of
      * two groups, add two events, delete the first, and delete every third user, printing each
      * request once it has returned: "U user", "J group user", "E user event", "X event", "D user"
      * ("x event" and "d user" just before a delete). What was printed was committed.
      */
     public static void main(String[] args) throws Exception {
-        CalendarDatabase db = new CalendarDatabase(Paths.get(args[0]), "LazyList");
+        DatabaseFolders db = open(args[1], Paths.get(args[0]));
         int[] groups = {db.createGroup("readers"), db.createGroup("writers")};
         for (int t = 0; t < 4; t++) {
             new Thread(() -> {

@@ -38,7 +38,7 @@ import java.util.stream.Stream;
  */
 public abstract class EventFolder implements Events {
     /** One event's place in the store: its lock, and its published version. */
-    protected static final class Entry {
+    public static final class Entry {
         /** The paper's per-entity lock: every change to this event is made holding it. */
         public final ReentrantLock lock = new ReentrantLock();
         volatile Event event;                             // the published version; null once deleted

@@ -100,7 +100,7 @@ class CalendarDatabaseTest {
 
     @Test
     void aDatabaseKilledMidRequestOpensWithNothingLostAndNoBrokenReference(@TempDir Path root) throws Exception {
-        String how = DatabaseTrials.crash(root, 400);
+        String how = DatabaseTrials.crash(CalendarDatabase.class.getName(), root, 400);
         System.out.println("CalendarDatabase: " + how);
         // opened a second time, there is nothing left to repair
         try (CalendarDatabase again = new CalendarDatabase(root, "SkipListSet")) {

@@ -21,28 +21,29 @@ import java.nio.file.Paths;
  * {@code --table}, CLASS is a DHT process's local table ({@code handofflab.dht}), checked by Lincheck
  * ({@link TableLincheck}); with {@code --queue}, a DHT target's completion queue, checked by the reply
  * probe ({@link ReplyProbe}) and the depth probe ({@link DepthProbe}); with {@code --database}, the calendar's whole database
- * ({@code CalendarDatabase} or a buggy one), checked by the race probe ({@link DatabaseRaces}) and explored by JPF
+ * ({@code CalendarDatabase} or a buggy one), checked by the race probe and the lock probe ({@link DatabaseRaces}) and explored by JPF
  * ({@link DatabaseJpfDriver}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
     private Main() {
     }
 
-    /** The database's race probe, by name only: a student copy of the calendar lab withholds the database (it needs
-     *  the lab's answer, EventStore) and this probe, and Main must compile without them. */
-    private static Verdict raceProbe(String className) throws Exception {
+    /** The database's race probe or lock probe ({@code checker}: races or locks), by name only: a student copy of the
+     *  calendar lab withholds the database (it needs the lab's answer, EventStore) and these probes, and Main must
+     *  compile without them. */
+    private static Verdict databaseProbe(String checker, String className) throws Exception {
         Class<?> probe;
         try {
             probe = Class.forName("handofflab.checks.DatabaseRaces");
         } catch (ClassNotFoundException e) {
-            Verdict v = new Verdict("races", className);
+            Verdict v = new Verdict(checker, className);
             v.verdict = "error:Missing";
-            v.detail = "the race probe is not in this copy of the kit (a student copy of the calendar lab leaves the"
+            v.detail = "the database's probes are not in this copy of the kit (a student copy of the calendar lab leaves the"
                     + " database out)";
             return v;
         }
         try {
-            return (Verdict) probe.getMethod("run", String.class).invoke(null, className);
+            return (Verdict) probe.getMethod(checker.equals("races") ? "run" : "locks", String.class).invoke(null, className);
         } catch (java.lang.reflect.InvocationTargetException e) {
             throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
         }
@@ -88,9 +89,9 @@ public final class Main {
         if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
                 || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks", "jpf").contains(checker)
                 || "queue".equals(classKind) && !java.util.List.of("replies", "depth").contains(checker)
-                || "database".equals(classKind) && !java.util.List.of("races", "jpf").contains(checker)) {
+                || "database".equals(classKind) && !java.util.List.of("races", "locks", "jpf").contains(checker)) {
             usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress, locks and jpf, a "
-                    + "completion queue by replies and depth, a calendar database by races and jpf; not by " + checker);
+                    + "completion queue by replies and depth, a calendar database by races, locks and jpf; not by " + checker);
         }
         if (profile == null && classKind == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
@@ -105,7 +106,7 @@ public final class Main {
         if (v == null && "collection".equals(classKind)) {
             v = CollectionLincheck.run(subject);
         } else if (v == null && "database".equals(classKind)) {
-            v = checker.equals("races") ? raceProbe(className) : JpfCheck.runDatabase(className);
+            v = checker.equals("jpf") ? JpfCheck.runDatabase(className) : databaseProbe(checker, className);
         } else if (v == null && "table".equals(classKind)) {
             v = TableLincheck.run(subject);
         } else if (v == null && "queue".equals(classKind)) {

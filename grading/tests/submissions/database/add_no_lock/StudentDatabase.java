@@ -1,0 +1,83 @@
+package handofflab.labs.database;
+
+import handofflab.calendar.DatabaseFolders;
+import handofflab.calendar.EventFolder.Entry;
+import handofflab.calendar.Events.Outcome;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** The add checks the calendar without its lock: the owner's delete removes the calendar in between, and the add writes it back with its event. */
+public final class StudentDatabase extends DatabaseFolders {
+    public StudentDatabase(Path root, String listKind) throws IOException {
+        super(root, listKind);
+    }
+
+    @Override
+    public Outcome join(int group, int user) throws IOException {
+        Entry u = userEntry(user);
+        Entry g = groupEntry(group);
+        if (u == null || g == null) {
+            return Outcome.DELETED;
+        }
+        u.lock.lock();  // users before groups
+        try {
+            if (!isCommitted(u)) {
+                return Outcome.DELETED;
+            }
+            g.lock.lock();
+            try {
+                if (!isCommitted(g)) {
+                    return Outcome.DELETED;
+                }
+                publishGroup(group, g, g.event().with(Map.of("member." + user, "")));
+                return Outcome.OK;
+            } finally {
+                g.lock.unlock();
+            }
+        } finally {
+            u.lock.unlock();
+        }
+    }
+
+    @Override
+    public Outcome deleteUser(int id) throws IOException {
+        Entry u = userEntry(id);
+        if (u == null) {
+            return Outcome.GONE;
+        }
+        int calendar;
+        u.lock.lock();
+        try {
+            if (!isCommitted(u)) {
+                return Outcome.GONE;
+            }
+            calendar = Integer.parseInt(u.event().attributes.get("calendar"));
+            unpublishUser(id, u);  // the commit
+        } finally {
+            u.lock.unlock();
+        }
+        for (int group : groupIds()) {
+            leave(group, id);
+        }
+        deleteCalendar(calendar);
+        return Outcome.OK;
+    }
+
+    @Override
+    public int addEvent(int calendar, Map<String, String> attributes) throws IOException {
+        Entry c = calendarEntry(calendar);
+        var seen = c == null ? null : c.event();
+        if (seen == null || !ownerLive(seen)) {  // the calendar looked at without its lock
+            return -1;
+        }
+        int id = createEvent(calendar, attributes);
+        c.lock.lock();
+        try {
+            publishCalendar(calendar, c, seen.with(Map.of("event." + id, "")));
+            return id;
+        } finally {
+            c.lock.unlock();
+        }
+    }
+}
