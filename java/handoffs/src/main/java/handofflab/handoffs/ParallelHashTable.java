@@ -22,8 +22,8 @@ package handofflab.handoffs;
  */
 public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     private final SynchronizedRef<T>[] slots;
-    private final Permits free;     // slots a put may fill
-    private final Permits filled;   // items a take may find
+    private final PermitCounter free;     // slots a put may fill
+    private final PermitCounter filled;   // items a take may find
     // The take's random start. java.util.Random, because JPF (cg.enumerate_random) turns each draw
     // into a choice of every value: it then tries every start and step the paper's random slot
     // allows, and a worker that probes again draws again rather than counting up (a counter made
@@ -37,8 +37,13 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         this(m, true);
     }
 
-    @SuppressWarnings("unchecked")
     ParallelHashTable(int m, boolean requirePrime) {
+        this(m, requirePrime, Permits::new);
+    }
+
+    /** With other permits than the book's monitor ({@link FastPht}: a compare-and-set fast path). */
+    @SuppressWarnings("unchecked")
+    ParallelHashTable(int m, boolean requirePrime, java.util.function.IntFunction<PermitCounter> permits) {
         if (m < 2 || (requirePrime && !isPrime(m))) {
             throw new IllegalArgumentException("slots must be a prime of at least 2 (double hashing needs it), got " + m);
         }
@@ -46,8 +51,8 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         for (int i = 0; i < m; i++) {
             slots[i] = new SynchronizedRef<>();
         }
-        free = new Permits(m);
-        filled = new Permits(0);
+        free = permits.apply(m);
+        filled = permits.apply(0);
         keys = m <= 46_341 ? m * (m - 1) : Integer.MAX_VALUE;  // h1 = k mod m, h2 = 1 + k mod (m-1) cover all pairs (CRT)
     }
 

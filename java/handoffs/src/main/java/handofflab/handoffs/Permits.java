@@ -7,21 +7,23 @@ package handofflab.handoffs;
  * sleeps until a release, and re-checks in a loop.
  * (Not java.util.concurrent.Semaphore: the model-checked core uses monitors only.)
  */
-final class Permits {
+final class Permits implements PermitCounter {
     private int available;  // guarded by this
 
     Permits(int initial) {
         available = initial;
     }
 
-    synchronized void acquire() throws InterruptedException {
+    @Override
+    public synchronized void acquire() throws InterruptedException {
         while (available == 0) {
             wait();
         }
         available--;
     }
 
-    synchronized void release() {
+    @Override
+    public synchronized void release() {
         available++;
         notifyAll();  // acquirers wait for one condition, but notify() could wake one that was interrupted
     }
