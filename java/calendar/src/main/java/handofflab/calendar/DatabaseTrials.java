@@ -156,7 +156,7 @@ public final class DatabaseTrials {
                 if (inCycle(stuck, threads)) {
                     StringBuilder who = new StringBuilder();
                     for (java.lang.management.ThreadInfo i : jvm.getThreadInfo(stuck)) {
-                        who.append("\n  ").append(i.getThreadName()).append(" waits for ").append(i.getLockName())
+                        who.append("\n  ").append(i.getThreadName()).append(" waits for ").append(StoreTrials.lockName(i.getLockInfo()))
                                 .append(" held by ").append(i.getLockOwnerName());
                     }
                     throw new AssertionError("deadlock after " + done.get() + " requests:" + who);
@@ -294,7 +294,6 @@ public final class DatabaseTrials {
         };
     }
 
-    // ANCHOR: raceProbe
     /**
      * The race probe: specs/CalendarEntities.tla's two races, each run in the one schedule that shows its slip,
      * so that the verdict is the same every run, on a quiet machine or a busy one. The first request (a join of
@@ -315,62 +314,22 @@ public final class DatabaseTrials {
     private static void raceOnce(DatabaseFolders db, String race) throws Exception {
         int u = db.createUser("u"), g = db.createGroup("g");
         int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
-        boolean join = race.equals("join");
-        String heldStep = join ? "join(group " + g + ", user " + u + ")" : "addEvent(calendar " + c + ", of user " + u + ")";
-        String sentStep = "deleteUser(" + u + ")";
-        java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        String[] told = {"nothing (it failed)", "nothing (it failed)"};
-        Thread user1 = new Thread(() -> told[0] = join ? StoreTrials.unchecked(() -> db.join(g, u)).name()
-                : StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED", "user 1");
-        Thread user2 = new Thread(() -> told[1] = StoreTrials.unchecked(() -> db.deleteUser(u)).name(), "user 2");
-        user1.setDaemon(true);
-        user2.setDaemon(true);
-        EventFolder.Entry user = db.users.entry(u);
-        Map<String, java.util.concurrent.locks.ReentrantLock> locks = new java.util.LinkedHashMap<>();  // by entity, for the story
-        locks.put("user " + u + "'s lock", user.lock);
-        locks.put("group " + g + "'s lock", db.groups.entry(g).lock);
-        locks.put("calendar " + c + "'s lock", db.calendars.entry(c).lock);
-        user.afterRead = holdAt(user1, reached, release);
-        List<String[]> steps = new ArrayList<>();
-        steps.add(new String[] {"user 1", heldStep + " starts"});
-        boolean held = false, deleteReturned = false;   // user 1 held after its read; user 2 returned while it was
-        try {
-            user1.start();
-            String before = StoreTrials.waitOrReturn(user1, reached);
-            if (before != null && !before.equals("returned")) {
-                steps.add(new String[] {"user 1", heldStep + ", run alone, " + before});
-                throw new StoreTrials.TrialFailure("deadlock: " + heldStep + ", run alone, " + before, steps);
-            }
-            held = before == null;
-            steps.add(new String[] {"user 1", held ? heldStep + " has read user " + u + " (the probe holds it there)"
-                    : heldStep + " → " + told[0] + ", without reading user " + u});
-            steps.add(new String[] {"user 2", sentStep + " starts"});
-            user2.start();
-            String waited = StoreTrials.waitOrReturn(user2, null);
-            String on = lockWaitedFor(user2, locks);
-            if (waited != null && on != null && waited.startsWith("waits for ") && waited.contains(", which")) {
-                waited = "waits for " + on + waited.substring(waited.indexOf(", which"));
-            }
-            deleteReturned = waited == null;
-            steps.add(new String[] {"user 2", sentStep + (deleteReturned ? " → " + told[1] : " " + waited)});
-        } finally {
-            release.countDown();
-            user.afterRead = null;
-        }
-        if (held) {  // said whether or not it has already returned: the same story every run
-            steps.add(new String[] {"user 1", heldStep + " goes on"});
-        }
-        String stuck = awaitBoth(user1, user2, locks);
+        HeldPair pair = new HeldPair(db, u, race, g, c, "deleteUser(" + u + ")",
+                () -> StoreTrials.unchecked(() -> db.deleteUser(u)).name(), Map.of(
+                        "user " + u + "'s lock", db.users.entry(u).lock,
+                        "group " + g + "'s lock", db.groups.entry(g).lock,
+                        "calendar " + c + "'s lock", db.calendars.entry(c).lock));
+        List<String[]> steps = pair.steps;
+        String stuck = awaitBoth(pair.user1, pair.user2, pair.locks);
         if (stuck != null) {
             steps.add(new String[] {"afterwards", stuck});
             throw new StoreTrials.TrialFailure("deadlock: " + stuck, steps);
         }
-        if (held) {
-            steps.add(new String[] {"user 1", heldStep + " → " + told[0]});
+        if (pair.held) {
+            steps.add(new String[] {"user 1", pair.heldStep + " → " + pair.told[0]});
         }
-        if (!deleteReturned) {
-            steps.add(new String[] {"user 2", sentStep + " → " + told[1]});
+        if (pair.waited != null) {
+            steps.add(new String[] {"user 2", pair.sentStep + " → " + pair.told[1]});
         }
         boolean member = db.group(g).get().attributes.containsKey("member." + u);
         List<String> wrong = db.problems();
@@ -381,14 +340,82 @@ public final class DatabaseTrials {
             throw new StoreTrials.TrialFailure((dangling ? "NoDanglingMember: " : "NoOrphanEvent: ") + what, steps);
         }
         // the delete removes u whatever the order; the held request was told OK exactly when it came first
-        if (!told[1].equals("OK") || db.user(u).isPresent() || db.loadCalendar(c).isPresent()) {
-            String what = sentStep + " was told " + told[1] + ", and user " + u + " or its calendar is still there";
+        if (!pair.told[1].equals("OK") || db.user(u).isPresent() || db.loadCalendar(c).isPresent()) {
+            String what = pair.sentStep + " was told " + pair.told[1] + ", and user " + u + " or its calendar is still there";
             steps.add(new String[] {"afterwards", what});
             throw new StoreTrials.TrialFailure("OneOfTheOrderings: " + what, steps);
         }
     }
 
-    // ANCHOR: independenceProbe
+    /** A join of user {@code u} to group {@code g}, or ({@code race} "add") an event added to u's calendar {@code c}: what the user is told. */
+    private static java.util.function.Supplier<String> request(DatabaseFolders db, String race, int g, int u, int c) {
+        return race.equals("join") ? () -> StoreTrials.unchecked(() -> db.join(g, u)).name()
+                : () -> StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED";
+    }
+
+    /** How both probes begin: user 1's request held where it first reads its user, user 2's sent beside it. */
+    private static final class HeldPair {
+        final String heldStep, sentStep;
+        final String[] told = {"nothing (it failed)", "nothing (it failed)"};
+        final List<String[]> steps = new ArrayList<>();
+        final Thread user1, user2;
+        final Map<String, java.util.concurrent.locks.ReentrantLock> locks;  // by entity, to name what user 2 waits for
+        /** User 1's request was held after its read (it may also return without reading). */
+        final boolean held;
+        /** How user 2 waited while user 1 was held; null: it returned. */
+        final String waited;
+
+        /**
+         * User 1 makes {@code race} (a join of u to g, or an event added to u's calendar c) and is held just after it
+         * reads user u; then user 2's {@code second} is sent and runs until it returns or waits; then user 1 goes on.
+         * Throws a deadlock if user 1, run alone, never reaches the read.
+         */
+        HeldPair(DatabaseFolders db, int u, String race, int g, int c, String sentStep,
+                 java.util.function.Supplier<String> second, Map<String, java.util.concurrent.locks.ReentrantLock> locks)
+                throws Exception {
+            this.heldStep = race.equals("join") ? "join(group " + g + ", user " + u + ")"
+                    : "addEvent(calendar " + c + ", of user " + u + ")";
+            this.sentStep = sentStep;
+            this.locks = locks;
+            java.util.function.Supplier<String> first = request(db, race, g, u, c);
+            java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            user1 = new Thread(() -> told[0] = first.get(), "user 1");
+            user2 = new Thread(() -> told[1] = second.get(), "user 2");
+            user1.setDaemon(true);
+            user2.setDaemon(true);
+            EventFolder.Entry user = db.users.entry(u);
+            user.afterRead = holdAt(user1, reached, release);
+            steps.add(new String[] {"user 1", heldStep + " starts"});
+            try {
+                user1.start();
+                String before = StoreTrials.waitOrReturn(user1, reached);
+                if (before != null && !before.equals("returned")) {
+                    steps.add(new String[] {"user 1", heldStep + ", run alone, " + before});
+                    throw new StoreTrials.TrialFailure("deadlock: " + heldStep + ", run alone, " + before, steps);
+                }
+                held = before == null;
+                steps.add(new String[] {"user 1", held ? heldStep + " has read user " + u + " (the probe holds it there)"
+                        : heldStep + " → " + told[0] + ", without reading user " + u});
+                steps.add(new String[] {"user 2", sentStep + " starts"});
+                user2.start();
+                String w = StoreTrials.waitOrReturn(user2, null);
+                String on = lockWaitedFor(user2, locks);
+                if (w != null && on != null && w.startsWith("waits for ") && w.contains(", which")) {
+                    w = "waits for " + on + w.substring(w.indexOf(", which"));
+                }
+                waited = w;
+                steps.add(new String[] {"user 2", sentStep + (waited == null ? " → " + told[1] : " " + waited)});
+            } finally {
+                release.countDown();
+                user.afterRead = null;
+            }
+            if (held) {  // said whether or not it has already returned: the same story every run
+                steps.add(new String[] {"user 1", heldStep + " goes on"});
+            }
+        }
+    }
+
     /**
      * The database's lock probe: the paper's per-entity locks, decided the race probe's way. A join of user u to
      * group g (then an event added to u's calendar) is held just after it first reads user u, holding whatever
@@ -403,61 +430,28 @@ public final class DatabaseTrials {
             int u = db.createUser("u"), g = db.createGroup("g"), v = db.createUser("v"), h = db.createGroup("h");
             int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
             int cv = Integer.parseInt(db.user(v).get().attributes.get("calendar"));
-            boolean join = race.equals("join");
-            String heldStep = join ? "join(group " + g + ", user " + u + ")" : "addEvent(calendar " + c + ", of user " + u + ")";
-            String sentStep = join ? "join(group " + h + ", user " + v + ")" : "addEvent(calendar " + cv + ", of user " + v + ")";
-            java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
-            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-            String[] told = {"nothing (it failed)", "nothing (it failed)"};
-            Thread user1 = new Thread(() -> told[0] = join ? StoreTrials.unchecked(() -> db.join(g, u)).name()
-                    : StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED", "user 1");
-            Thread user2 = new Thread(() -> told[1] = join ? StoreTrials.unchecked(() -> db.join(h, v)).name()
-                    : StoreTrials.unchecked(() -> db.addEvent(cv, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED", "user 2");
-            user1.setDaemon(true);
-            user2.setDaemon(true);
-            EventFolder.Entry user = db.users.entry(u);
-            user.afterRead = holdAt(user1, reached, release);
-            List<String[]> steps = new ArrayList<>();
-            steps.add(new String[] {"user 1", heldStep + " starts"});
-            String waited;
-            try {
-                user1.start();
-                String before = StoreTrials.waitOrReturn(user1, reached);
-                if (before != null && !before.equals("returned")) {
-                    steps.add(new String[] {"user 1", heldStep + ", run alone, " + before});
-                    throw new StoreTrials.TrialFailure("deadlock: " + heldStep + ", run alone, " + before, steps);
-                }
-                steps.add(new String[] {"user 1", before == null ? heldStep + " has read user " + u + " (the probe holds it there)"
-                        : heldStep + " → " + told[0] + ", without reading user " + u});
-                steps.add(new String[] {"user 2", sentStep + " starts"});
-                user2.start();
-                waited = StoreTrials.waitOrReturn(user2, null);
-                if (waited != null) {  // the monitor's identity hash differs every run; its owner does not
-                    waited = waited.replaceAll(java.util.regex.Pattern.quote(db.getClass().getName()) + "@[0-9a-f]+",
-                            "the database's own monitor (a synchronized method or block)");
-                }
-                steps.add(new String[] {"user 2", sentStep + (waited == null ? " → " + told[1] : " " + waited)});
-            } finally {
-                release.countDown();
-                user.afterRead = null;
-            }
-            for (Thread t : new Thread[] {user1, user2}) {
+            String sentStep = race.equals("join") ? "join(group " + h + ", user " + v + ")"
+                    : "addEvent(calendar " + cv + ", of user " + v + ")";
+            HeldPair pair = new HeldPair(db, u, race, g, c, sentStep, request(db, race, h, v, cv), Map.of(
+                    "user " + u + "'s lock", db.users.entry(u).lock,
+                    "group " + g + "'s lock", db.groups.entry(g).lock,
+                    "calendar " + c + "'s lock", db.calendars.entry(c).lock));
+            for (Thread t : new Thread[] {pair.user1, pair.user2}) {
                 String after = StoreTrials.waitOrReturn(t, null);
                 if (after != null) {
-                    steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
+                    pair.steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
                     throw new StoreTrials.TrialFailure("deadlock: " + t.getName() + "'s request never returns after user 1's"
-                            + " was let go (a lock kept?)", steps);
+                            + " was let go (a lock kept?)", pair.steps);
                 }
             }
-            if (waited != null) {
-                String why = sentStep + " " + waited + " while " + heldStep + " was half way: they share no user, group,"
-                        + " calendar or event, yet one waited for the other; lock each entity, as the paper does";
-                steps.add(new String[] {"afterwards", why});
-                throw new StoreTrials.TrialFailure("IndependentEntities: " + why, steps);
+            if (pair.waited != null) {
+                String why = sentStep + " " + pair.waited + " while " + pair.heldStep + " was half way: they share no user,"
+                        + " group, calendar or event, yet one waited for the other; lock each entity, as the paper does";
+                pair.steps.add(new String[] {"afterwards", why});
+                throw new StoreTrials.TrialFailure("IndependentEntities: " + why, pair.steps);
             }
         }
     }
-    // ANCHOR_END: independenceProbe
 
     /**
      * Whether some of {@code threads} are in {@code deadlocked}, the JVM's cycles of threads each waiting for a lock
@@ -504,7 +498,6 @@ public final class DatabaseTrials {
         }
         return null;
     }
-    // ANCHOR_END: raceProbe
 
     /**
      * The process {@link #crash} kills: {@code ROOT CLASS}. Four threads each create a user, join one of

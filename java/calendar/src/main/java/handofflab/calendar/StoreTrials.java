@@ -276,7 +276,7 @@ public final class StoreTrials {
             Thread.State state = t.getState();
             if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED) {
                 java.lang.management.ThreadInfo info = mx.getThreadInfo(t.getId());
-                String on = info == null || info.getLockName() == null ? "something" : info.getLockName();
+                String on = info == null ? "something" : lockName(info.getLockInfo());
                 if (info != null && info.getLockOwnerName() != null) {
                     return "waits for " + on + ", which " + info.getLockOwnerName() + " holds";
                 }
@@ -291,6 +291,21 @@ public final class StoreTrials {
                 }
             }
         }
+    }
+
+    /**
+     * A lock named the same every run: the JVM names it by class and identity hash ("DatabaseOneLock@4dd8dc3"),
+     * and the hash differs from run to run, so a swimlane or a grade's feedback would too.
+     */
+    static String lockName(java.lang.management.LockInfo lock) {
+        if (lock == null) {
+            return "something";
+        }
+        String cls = lock.getClassName();
+        int inner = cls.indexOf('$');
+        String simple = cls.substring(cls.lastIndexOf('.') + 1, inner < 0 ? cls.length() : inner);
+        return inner >= 0 && cls.endsWith("Sync") ? "a " + simple  // a ReentrantLock's (or another AQS lock's) inner sync
+                : "the monitor of a " + simple + " (a synchronized method or block)";
     }
 
     /** No request returned for this long, and every thread waits: a deadlock. */

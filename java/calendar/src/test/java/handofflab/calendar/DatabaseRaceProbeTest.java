@@ -38,7 +38,7 @@ class DatabaseRaceProbeTest {
         assertDoesNotThrow(() -> DatabaseTrials.raceProbe(DatabaseOneLock.class.getName()));
         StoreTrials.TrialFailure f = assertThrows(StoreTrials.TrialFailure.class,
                 () -> DatabaseTrials.independenceProbe(DatabaseOneLock.class.getName()));
-        assertTrue(f.getMessage().startsWith("IndependentEntities: join(group 1, user 1) waits for the database's own monitor"),
+        assertTrue(f.getMessage().startsWith("IndependentEntities: join(group 1, user 1) waits for the monitor of a DatabaseOneLock"),
                 f.getMessage());
         assertTrue(f.steps.stream().anyMatch(s -> s[0].equals("user 1") && s[1].endsWith("(the probe holds it there)")));
     }

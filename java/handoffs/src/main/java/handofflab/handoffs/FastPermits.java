@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Both are volatile, so one of the two sees the other's write: either the releaser sees the waiter
  * and wakes it (under the monitor, so not before the waiter is in {@code wait()}), or the waiter
  * sees the permit and never sleeps. Registering after the look ({@link LateWaiterPermits}) breaks
- * exactly this. TLA+: {@code specs/FastPermits.tla}.
+ * exactly this. TLA+: {@code specs/FastPht.tla}.
  */
 class FastPermits implements PermitCounter {
     final AtomicInteger available;

@@ -9,7 +9,7 @@ package handofflab.handoffs;
  * (the book's chapter "From the paper's design to a fast one").
  *
  * <p>TLA+: the table is {@code specs/ParallelHashTable.tla} (the permits there are atomic counts, which
- * both kinds of permits implement); the permits' own fast path is {@code specs/FastPermits.tla}.
+ * both kinds of permits implement); the permits' own fast path is {@code specs/FastPht.tla}.
  */
 public class FastPht<T> extends ParallelHashTable<T> {
     public FastPht(int m) {
