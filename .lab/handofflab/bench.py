@@ -31,6 +31,10 @@ class Plan:
 QUICK = Plan(t_rs=(10,), reps=5, sweep_workers=(10, 30, 50, 70), sweep_slots=(11, 101), iterative_requests=1)
 FULL = Plan(t_rs=(25, 50), reps=5, sweep_workers=(10, 30, 40, 50, 60, 70, 80), sweep_slots=(11, 31, 101),
             iterative_requests=REQUESTS)
+# Table 1 unscaled: each design at its paper settings, at the paper's own t_r, to set efficiencies beside the
+# paper's (the PHT's 0.961 above all); no sweeps, since a point is about 15 s a run
+PAPER = Plan(t_rs=(PAPER_TR,), reps=5, sweep_workers=(), sweep_slots=(), iterative_requests=1)
+MODES = {"quick": QUICK, "full": FULL, "paper": PAPER}
 
 
 def points(plan: Plan, designs: list[str], cat: catalog.Catalog) -> list[str]:
@@ -51,7 +55,7 @@ def points(plan: Plan, designs: list[str], cat: catalog.Catalog) -> list[str]:
 
 def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None = None) -> Path:
     cat = catalog.load()
-    plan = QUICK if mode == "quick" else FULL
+    plan = MODES[mode]
     if reps is not None:
         if reps < 1:
             raise LabError(f"--reps must be at least 1, got {reps}", "use 5 or more: the Kruskal-Wallis and Mann-Whitney tests need them")
@@ -112,6 +116,10 @@ def summarize(raw: Path, cat: catalog.Catalog, partial: bool = False):
     stats.columns = ["median_s", "min_s", "max_s", "q1_s", "q3_s"]
     summary = summary.merge(stats.reset_index(), on=keys, how="left")
     summary["efficiency"] = summary["bound_s"] / summary["median_s"]
+    # the clients' latencies, median over the runs: p99, and the slowest request (which ends a run; absent in
+    # results written before the kit recorded it)
+    tails = [c for c in ("p99_ms", "max_ms") if c in good]
+    summary = summary.merge(good.groupby(keys, sort=False)[tails].median().reset_index(), on=keys, how="left")
 
     def paper(r):  # the paper's time for this point, scaled to this t_r
         s = cat.servers.get(r["design"])
@@ -127,14 +135,16 @@ def summarize(raw: Path, cat: catalog.Catalog, partial: bool = False):
     summary["paper_scaled_s"] = summary.apply(paper, axis=1)
     summary["partial"] = partial
     summary.to_csv(OUT / "summary.csv", index=False)
-    lines = ["| design | t_r ms | W | slots | N | runs ok | median s | min–max s | bound s | efficiency | paper, scaled s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| design | t_r ms | W | slots | N | runs ok | median s | min–max s | bound s | efficiency | paper, scaled s "
+             "| p99 ms | slowest ms |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     fmt = (lambda x: f"{x:.3f}" if pd.notna(x) else "—")  # NaN: no run ok; None: the paper has no figure
+    fmt0 = (lambda x: f"{x:.0f}" if x is not None and pd.notna(x) else "—")
     for _, r in summary.iterrows():
         n = CHILDREN * r["requests"]
         lines.append(f"| {r['design']} | {r['t_r_ms']} | {r['workers']} | {r['slots']} | {n} | {r['ok_runs']}/{r['runs']} "
                      f"| {fmt(r['median_s'])} | {fmt(r['min_s'])}–{fmt(r['max_s'])} | {r['bound_s']:.3f} "
-                     f"| {fmt(r['efficiency'])} | {fmt(r['paper_scaled_s'])} |")
+                     f"| {fmt(r['efficiency'])} | {fmt(r['paper_scaled_s'])} "
+                     f"| {fmt0(r.get('p99_ms'))} | {fmt0(r.get('max_ms'))} |")
     if partial:
         lines.insert(0, "**PARTIAL: the benchmark stopped early; these are the runs it finished.**\n")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")

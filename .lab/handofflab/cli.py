@@ -274,6 +274,8 @@ def bench():
 @bench.command("servers")
 @click.option("--quick", "mode", flag_value="quick", default=True, help="t_r = 10 ms, a few minutes (default)")
 @click.option("--full", "mode", flag_value="full", help="t_r = 25 and 50 ms, the full sweeps (tens of minutes)")
+@click.option("--paper", "mode", flag_value="paper",
+              help="Table 1 at the paper's own t_r = 250 ms, no sweeps (about 15 s a run: 10-15 minutes)")
 @click.option("--design", "designs", multiple=True, help="only these designs (repeatable); default: all")
 @click.option("--reps", type=int, help="repetitions per point (default 5)")
 def bench_servers(mode, designs, reps):

@@ -36,6 +36,22 @@ def test_no_run_beats_the_littles_law_bound(quick):
     assert iterative["bound_s"] == pytest.approx(140 * 1 * 0.010)  # N t_r / 1 worker
 
 
+def test_the_slowest_request_is_recorded_beside_the_99th_percentile(quick):
+    """A run ends with its slowest client's last reply: the summary shows it (why the PHT trails its bound)."""
+    _, raw, summary = quick
+    assert ((raw["max_ms"] >= raw["p99_ms"]) & (raw["p99_ms"] >= raw["p50_ms"]) & (raw["p50_ms"] > 0)).all()
+    assert (summary["max_ms"] >= summary["p99_ms"]).all()
+
+
+def test_the_paper_mode_is_table_1_at_the_papers_own_service_time():
+    cat = catalog.load()
+    points = bench.points(bench.PAPER, list(cat.servers), cat)
+    assert len(points) == len(cat.servers)  # one point per design, no sweeps
+    assert all(p.split(":")[1] == "250" for p in points)
+    pht = next(p for p in points if p.startswith("ParallelHashTable:"))
+    assert pht.split(":")[2:4] == ["50", "101"]  # the paper's W and slots
+
+
 def test_the_papers_figures_are_scaled_beside_ours(quick):
     _, _, summary = quick
     fig5 = summary[(summary["design"] == "SharedBuffer") & (summary["workers"] == 10)].iloc[0]

@@ -21,7 +21,7 @@ import java.util.List;
  */
 public final class ServerBench {
     static final String HEADER = "design,t_r_ms,workers,slots,rep,children,requests,seconds,ok,lost,duplicated,"
-            + "server_problems,bound_seconds,efficiency,p50_ms,p99_ms,status";
+            + "server_problems,bound_seconds,efficiency,p50_ms,p99_ms,max_ms,status";
 
     private ServerBench() {
     }
@@ -100,7 +100,7 @@ public final class ServerBench {
         try {
             server = Designs.create(config);
         } catch (IOException | RuntimeException e) {
-            return row(p, rep, children, requests, -1, 0, n, 0, 0, bound, 0, 0, "failed to start: " + e.getMessage());
+            return row(p, rep, children, requests, -1, 0, n, 0, 0, bound, 0, 0, 0, "failed to start: " + e.getMessage());
         }
         server.start();
         LoadClient.Report r = LoadClient.run("127.0.0.1", server.port(), children, requests, p.tr, REPLY_MS, null);
@@ -120,7 +120,8 @@ public final class ServerBench {
                     + (r.unsent() > 0 ? " (then stopped: " + r.unsent() + " requests not sent)" : "");
         }
         return row(p, rep, children, requests, r.seconds(), r.ok(), r.lost(), r.duplicated(), problems, bound,
-                r.latency().getValueAtPercentile(50) / 1e3, r.latency().getValueAtPercentile(99) / 1e3, status);
+                r.latency().getValueAtPercentile(50) / 1e3, r.latency().getValueAtPercentile(99) / 1e3,
+                r.latency().getMaxValue() / 1e3, status);
     }
 
     /**
@@ -138,11 +139,11 @@ public final class ServerBench {
     }
 
     static String row(Point p, int rep, int children, int requests, double seconds, long ok, long lost, long dup,
-                      long problems, double bound, double p50, double p99, String status) {
+                      long problems, double bound, double p50, double p99, double max, String status) {
         double efficiency = seconds > 0 ? bound / seconds : 0;
-        return String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%.4f,%d,%d,%d,%d,%.4f,%.4f,%.3f,%.3f,%s",
+        return String.format(java.util.Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%.4f,%d,%d,%d,%d,%.4f,%.4f,%.3f,%.3f,%.3f,%s",
                 p.handoff == null ? p.design : p.design + "@" + p.handoff, p.tr, p.workers, p.slots, rep, children, requests, seconds, ok, lost, dup, problems, bound,
-                efficiency, p50, p99, status.replace(',', ';'));
+                efficiency, p50, p99, max, status.replace(',', ';'));
     }
 
 }
