@@ -97,7 +97,7 @@ def run(mode: str = "quick", impls: list[str] | None = None, workers: list[int] 
     rows = _rows(result, kit, chosen, ns)
     if not any(r["status"] == "ok" for r in rows):
         raise LabError(f"JMH measured nothing (its output is in {log})", "run `./lab doctor`, then look at the log")
-    summary = summarize(rows, partial=bool(failed))
+    summary = summarize(rows, partial=bool(failed), mode=mode)
     plot(summary)
     ok(f"results in {OUT}: results.csv, summary.md, throughput.png (JMH's own output: jmh.log, jmh.json)")
     return OUT
@@ -152,7 +152,7 @@ def _rows(result: Path, kit: dict[str, str], chosen: list[str], ns: tuple[int, .
     return rows
 
 
-def summarize(rows: list[dict], partial: bool = False):
+def summarize(rows: list[dict], partial: bool = False, mode: str = "quick"):
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -185,8 +185,10 @@ def summarize(rows: list[dict], partial: bool = False):
     lines += [] if others.empty else ["", f"± after a ratio: its 99.9 % interval, from JMH's interval of each score (the two relative errors "
               "added in quadrature; ± ? where one score had a single iteration). "
               + (f"**{wide} of {len(others)} ratios are wider than ±10 %**: with {iterations} "
-                 "measured iterations per point, read them as a direction, not a figure, and run `--full` (2 forks x 5 "
-                 "iterations) before quoting one." if wide else f"All {len(others)} ratios are within ±10 %.")]
+                 "measured iterations per point, read them as a direction, not a figure, and "
+                 + ("run `--full` (2 forks x 5 iterations) before quoting one." if mode == "quick" else
+                    "quote each with its interval: on a machine this noisy more iterations narrow it only slowly.")
+                 if wide else f"All {len(others)} ratios are within ±10 %.")]
     if partial:
         lines.insert(0, "**PARTIAL: some points failed or JMH stopped early; these are the points it finished.**\n")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")

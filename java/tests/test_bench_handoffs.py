@@ -72,7 +72,8 @@ def test_a_lossy_handoff_fails_its_point_and_the_run_is_marked_partial():
 def test_the_kit_handoffs_come_from_the_catalog():
     kit = bench_handoffs.kit_handoffs(catalog.load())
     assert kit == {"MonitorBuffer": "SharedBuffer", "TwoLockQueue": "TwoLockQueue",
-                   "ParallelHashTable": "ParallelHashTable", "FastPht": "FastPht", "PipeHandoff": "Pipes"}
+                   "ParallelHashTable": "ParallelHashTable", "FastPht": "FastPht", "FastBuffer": "FastBuffer",
+                   "PipeHandoff": "Pipes"}
 
 
 @pytest.mark.parametrize("args, says", [

@@ -108,6 +108,16 @@ def test_every_java_class_has_a_jpf_claim_or_the_reason_there_is_none():
             assert v.expected("jpf") is not None or "jpf" in v.why, f"{v.name}: a JPF claim, or why there is none"
 
 
+def test_a_class_that_looks_before_it_sleeps_says_how_often_so_lincheck_reaches_its_sleep():
+    """FastBuffer looks YIELDS times before it sleeps; Lincheck cuts a loop at 50 turns by default, and with the loop
+    cut the slow path was never explored (LateWaiterBuffer passed). The catalog's spin_looks must be the class's."""
+    src = (paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs" / "FastBuffer.java").read_text()
+    looks = int(re.search(r"static final int YIELDS = (\d+);", src)[1])
+    cat = catalog.load()
+    assert cat.variants["FastBuffer"].profile.spin_looks == looks == cat.variants["LateWaiterBuffer"].profile.spin_looks
+    assert "spin_looks=50;" in cat.variants["FastBuffer"].profile.arg()
+
+
 def test_the_jpf_driver_gets_the_catalogs_connections():
     nonprime = catalog.load().variant("NonPrimePht").profile
     assert nonprime.jpf_ids == (3, 1, 7) and "jpf_ids=3/1/7" in nonprime.arg()

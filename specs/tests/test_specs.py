@@ -133,8 +133,8 @@ def test_every_design_checks_exactly_once_liveness_and_refinement():
 
 def test_every_design_is_written_in_pluscal_and_its_translation_is_current(tmp_path):
     designs = [h.spec for h in catalog.load().handoffs.values() if h.name != "Handoff" and h.spec]
-    assert len(designs) == 10  # Roussev & Wu's six handoffs, the fast PHT's permits, Malard & Stewart's protocol,
-    # McBride & Ferrell's store and database
+    assert len(designs) == 11  # Roussev & Wu's six handoffs, the fast PHT's permits, the fast buffer,
+    # Malard & Stewart's protocol, McBride & Ferrell's store and database
     for spec in designs:
         src = paths.SPECS / f"{spec}.tla"
         assert "(* --algorithm" in src.read_text(), f"{spec} has no PlusCal"

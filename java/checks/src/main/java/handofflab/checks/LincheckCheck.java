@@ -130,6 +130,12 @@ public final class LincheckCheck {
                 .iterations(0)                       // only the scenarios below
                 .invocationsPerIteration(INVOCATIONS)
                 .sequentialSpecification(SequentialHandoff.class);
+        if (profile.spinLooks > 0) {
+            // Lincheck switches threads after 10 turns of a loop and cuts a loop at 50, as a spin; a class that
+            // looks spinLooks times before it sleeps would never reach its sleep, its slow path unexplored
+            // (LateWaiterBuffer passed with Lincheck's defaults). Measured: spinLooks + 10 finds its lost wake-up.
+            options.loopIterationsBeforeThreadSwitch(profile.spinLooks + 10).loopBound(2 * profile.spinLooks + 10);
+        }
         List<List<List<Actor>>> scenarios = new ArrayList<>();
         // Two workers wait on an empty handoff; one acceptor hands over two connections.
         scenarios.add(Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 1), a(put, 2))));

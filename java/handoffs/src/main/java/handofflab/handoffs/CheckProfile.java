@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * How the checkers build and drive one handoff class: the catalog's {@code [handoff.check]}
  * (specs/catalog.toml), sent by {@code ./lab} and the grader as one argument,
- * {@code size=3;sized_by=slots;bounded=true;acceptors=1;stress_sizes=3;same_slot_takes=true;jpf_acceptors=1;jpf_ids=1/2}.
+ * {@code size=3;sized_by=slots;bounded=true;acceptors=1;stress_sizes=3;same_slot_takes=true;spin_looks=0;jpf_acceptors=1;jpf_ids=1/2}.
  * Java keeps no list of the kit's classes: what a class is checked like is the catalog's word.
  */
 public final class CheckProfile {
@@ -22,6 +22,8 @@ public final class CheckProfile {
     public final int[] stressSizes;
     /** Lincheck's targeted scenario: two workers claim one table slot at once. */
     public final boolean sameSlotTakes;
+    /** The most times the class looks in a loop before it sleeps (0: it sleeps at once); Lincheck must let a loop run that long. */
+    public final int spinLooks;
     /** Acceptors in JPF's driver. */
     public final int jpfAcceptors;
     /** The connections JPF's driver hands over, shared out among its acceptors; one worker each. */
@@ -35,9 +37,10 @@ public final class CheckProfile {
         stressSizes = Arrays.stream(keys.getOrDefault("stress_sizes", keys.get("size")).split("/"))
                 .mapToInt(Integer::parseInt).toArray();
         sameSlotTakes = Boolean.parseBoolean(keys.getOrDefault("same_slot_takes", "false"));
+        spinLooks = Integer.parseInt(keys.getOrDefault("spin_looks", "0"));
         jpfAcceptors = Integer.parseInt(keys.getOrDefault("jpf_acceptors", "1"));
         jpfIds = Arrays.stream(keys.getOrDefault("jpf_ids", "1/2").split("/")).mapToInt(Integer::parseInt).toArray();
-        if (size < 1 || acceptors < 1 || jpfAcceptors < 1 || jpfIds.length < jpfAcceptors || !Arrays.asList("slots", "workers", "nothing").contains(sizedBy)) {
+        if (size < 1 || acceptors < 1 || spinLooks < 0 || jpfAcceptors < 1 || jpfIds.length < jpfAcceptors || !Arrays.asList("slots", "workers", "nothing").contains(sizedBy)) {
             throw new IllegalArgumentException("profile out of range: " + keys);
         }
     }

@@ -1,0 +1,143 @@
+package handofflab.handoffs;
+
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The shared buffer without a lock on every call. A ring of places, as {@link MonitorBuffer}'s; the acceptor,
+ * the only one that puts (as in the paper's servers), stores at its own index, and workers claim the next
+ * connection with one compare-and-set of a shared take index. An empty place is null, so the ring keeps no count:
+ * the acceptor's next place is free when it is null, and there is a connection to take while the take index is
+ * behind the put index. The monitor is for sleeping and waking only, as {@link FastPermits}'s.
+ *
+ * <p><b>Exactly once.</b> A worker claims index t only while t is below {@code putIndex}, which the acceptor
+ * advances after its store at t, and only by moving {@code takeAt} from t to t + 1: one worker per index, and the
+ * connection is there. The acceptor stores at t + capacity only once that place is null again, after the worker
+ * of t has read it.
+ *
+ * <p><b>No lost wake-up.</b> Whoever sleeps registers first ({@code workersWaiting}, {@code acceptorWaiting}), then
+ * looks again; whoever makes progress publishes it first (the put index, the emptied place), then looks at the
+ * registrations. Both are volatile, so one of the two sees the other's write. Registering after the look is
+ * {@link LateWaiterBuffer}. Before it sleeps, a thread looks {@link #YIELDS} times, giving its core away in between:
+ * sleeping and waking cost a system call each, and on two cores the connection is often a few microseconds away.
+ * TLA+: {@code specs/FastBuffer.tla}.
+ */
+public class FastBuffer<T> implements Handoff<T> {
+    /** Looks before a thread sleeps, each after a {@link Thread#yield}: 50 measured best on 2 cores (the book). */
+    static final int YIELDS = 50;
+
+    private final AtomicReferenceArray<T> ring;
+    private volatile long putIndex;  // written by the acceptor alone, after its store
+    private volatile long takeAt;  // the workers' index, moved by compare-and-set (TAKE_AT)
+    // A field updater, not an AtomicLong: jpf-core's model of AtomicLong has no compareAndSet, so JPF could not run
+    // this class (NoSuchMethodError); its model of the updater has
+    @SuppressWarnings("rawtypes")
+    private static final AtomicLongFieldUpdater<FastBuffer> TAKE_AT = AtomicLongFieldUpdater.newUpdater(FastBuffer.class,
+            "takeAt");
+    volatile int workersWaiting;  // written under this monitor
+    volatile boolean acceptorWaiting;  // written under this monitor
+    private final boolean registerFirst;
+
+    public FastBuffer(int capacity) {
+        this(capacity, true);
+    }
+
+    FastBuffer(int capacity, boolean registerFirst) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("a buffer needs at least one place, got " + capacity);
+        }
+        ring = new AtomicReferenceArray<>(capacity);
+        this.registerFirst = registerFirst;
+    }
+
+    // ANCHOR: put
+    @Override
+    public void put(T item) throws InterruptedException {
+        long t = putIndex;
+        int at = (int) (t % ring.length());
+        for (int look = 0; ring.get(at) != null; look++) {  // full: the worker of index t - capacity has not read yet
+            if (look < YIELDS) {
+                Thread.yield();
+            } else {
+                awaitEmpty(at);
+            }
+        }
+        ring.lazySet(at, item);  // ordered before a worker's read by the put index below
+        putIndex = t + 1;  // before the look below: a worker that registers from now on sees this connection
+        if (workersWaiting > 0) {
+            synchronized (this) {
+                notifyAll();  // as FastPermits: jpf-core's notify() with two waiters wakes neither (NotifyWitness)
+            }
+        }
+    }
+    // ANCHOR_END: put
+
+    // ANCHOR: take
+    @Override
+    public T take() throws InterruptedException {
+        for (int look = 0; ; look++) {
+            long t = takeAt;
+            if (t >= putIndex) {  // empty
+                if (look < YIELDS) {
+                    Thread.yield();
+                } else {
+                    awaitConnection(t);
+                }
+            } else if (TAKE_AT.compareAndSet(this, t, t + 1)) {  // index t is this worker's alone
+                int at = (int) (t % ring.length());
+                T item = ring.get(at);
+                ring.set(at, null);  // before the look below: an acceptor that registers from now on sees it empty
+                if (acceptorWaiting) {
+                    synchronized (this) {
+                        notifyAll();
+                    }
+                }
+                return item;
+            }
+        }
+    }
+    // ANCHOR_END: take
+
+    // ANCHOR: wait
+    /** A worker's slow path: register, then look again, and sleep only while nothing is past index t. */
+    private void awaitConnection(long t) throws InterruptedException {
+        synchronized (this) {
+            if (registerFirst) {
+                workersWaiting++;  // before the look below: a put from now on sees this worker
+            }
+            try {
+                while (takeAt == t && putIndex <= t) {
+                    if (!registerFirst) {
+                        workersWaiting++;  // LateWaiterBuffer: a put between the look and this line wakes nobody
+                    }
+                    try {
+                        wait();
+                    } finally {
+                        if (!registerFirst) {
+                            workersWaiting--;
+                        }
+                    }
+                }
+            } finally {
+                if (registerFirst) {
+                    workersWaiting--;
+                }
+            }
+        }
+    }
+
+    /** The acceptor's slow path: register, then look again, and sleep only while its place is still full. */
+    private void awaitEmpty(int at) throws InterruptedException {
+        synchronized (this) {
+            acceptorWaiting = true;  // before the look below: a take from now on sees the acceptor
+            try {
+                while (ring.get(at) != null) {
+                    wait();
+                }
+            } finally {
+                acceptorWaiting = false;
+            }
+        }
+    }
+    // ANCHOR_END: wait
+}

@@ -1,0 +1,93 @@
+package handofflab.handoffs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * FastBuffer's promises beyond a bounded buffer's: a put and a take that find room and a connection take no lock, and
+ * whoever sleeps is registered, so that the other side wakes it. Exactly once and the absence of a lost wake-up are
+ * checked by TLC (specs/FastBuffer.tla), Lincheck, stress and trace validation, and the slip (LateWaiterBuffer) is
+ * caught by TLC, Lincheck and JPF; these tests show the paths themselves, with the monitor held by the test so that a
+ * path that takes it blocks. No clock decides anything: a sleeping thread is seen in WAITING.
+ */
+class FastBufferTest {
+    @Test
+    void aPutAndATakeThatFindRoomAndAConnectionTakeNoMonitor() throws Exception {
+        FastBuffer<Integer> buffer = new FastBuffer<>(2);
+        Integer[] got = new Integer[2];
+        Thread fast = new Thread(() -> {
+            try {
+                buffer.put(1);
+                buffer.put(2);
+                got[0] = buffer.take();
+                got[1] = buffer.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        synchronized (buffer) {  // a path that took the monitor would block here until the test lets go
+            fast.start();
+            fast.join(10_000);
+            assertFalse(fast.isAlive(), "puts and takes with room and connections waited for the monitor: " + fast.getState());
+        }
+        assertEquals(1, got[0]);
+        assertEquals(2, got[1], "a ring: the order of the puts");
+        assertEquals(0, buffer.workersWaiting);
+    }
+
+    @Test
+    void aSleepingWorkerIsRegisteredAndAPutWakesIt() throws Exception {
+        FastBuffer<Integer> buffer = new FastBuffer<>(1);
+        Integer[] got = new Integer[1];
+        Thread worker = new Thread(() -> {
+            try {
+                got[0] = buffer.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        worker.start();
+        while (worker.getState() != Thread.State.WAITING) {  // past its looks, in wait()
+            Thread.onSpinWait();
+        }
+        assertEquals(1, buffer.workersWaiting, "a worker in wait() is counted, so that a put knows to wake it");
+        buffer.put(7);
+        worker.join(10_000);
+        assertFalse(worker.isAlive(), "the put woke the registered worker");
+        assertEquals(7, got[0]);
+        assertEquals(0, buffer.workersWaiting);
+    }
+
+    @Test
+    void aFullRingMakesTheAcceptorSleepRegisteredUntilATakeEmptiesItsPlace() throws Exception {
+        FastBuffer<Integer> buffer = new FastBuffer<>(1);
+        buffer.put(1);
+        Thread acceptor = new Thread(() -> {
+            try {
+                buffer.put(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        acceptor.start();
+        while (acceptor.getState() != Thread.State.WAITING) {
+            Thread.onSpinWait();
+        }
+        assertTrue(buffer.acceptorWaiting, "the acceptor in wait() is registered, so that a take knows to wake it");
+        assertEquals(1, buffer.take());
+        acceptor.join(10_000);
+        assertFalse(acceptor.isAlive(), "the take woke the registered acceptor");
+        assertFalse(buffer.acceptorWaiting);
+        assertEquals(2, buffer.take());
+    }
+
+    @Test
+    void aRingWithNoPlaceIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new FastBuffer<Integer>(0));
+        assertTrue(e.getMessage().contains("at least one place"), e.getMessage());
+    }
+}
