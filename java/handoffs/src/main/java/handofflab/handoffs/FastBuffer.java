@@ -57,9 +57,7 @@ public class FastBuffer<T> implements Handoff<T> {
         long t = putIndex;
         int at = (int) (t % ring.length());
         for (int look = 0; ring.get(at) != null; look++) {  // full: the worker of index t - capacity has not read yet
-            if (look < YIELDS) {
-                Thread.yield();
-            } else {
+            if (!yielded(look)) {
                 awaitEmpty(at);
             }
         }
@@ -79,9 +77,7 @@ public class FastBuffer<T> implements Handoff<T> {
         for (int look = 0; ; look++) {
             long t = takeAt;
             if (t >= putIndex) {  // empty
-                if (look < YIELDS) {
-                    Thread.yield();
-                } else {
+                if (!yielded(look)) {
                     awaitConnection(t);
                 }
             } else if (TAKE_AT.compareAndSet(this, t, t + 1)) {  // index t is this worker's alone
@@ -100,6 +96,15 @@ public class FastBuffer<T> implements Handoff<T> {
     // ANCHOR_END: take
 
     // ANCHOR: wait
+    /** The first {@link #YIELDS} looks of a put or a take give the core away; after them, the caller sleeps. */
+    private static boolean yielded(int look) {
+        if (look < YIELDS) {
+            Thread.yield();
+            return true;
+        }
+        return false;
+    }
+
     /** A worker's slow path: register, then look again, and sleep only while nothing is past index t. */
     private void awaitConnection(long t) throws InterruptedException {
         synchronized (this) {
