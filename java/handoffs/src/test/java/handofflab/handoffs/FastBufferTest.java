@@ -19,15 +19,11 @@ class FastBufferTest {
     void aPutAndATakeThatFindRoomAndAConnectionTakeNoMonitor() throws Exception {
         FastBuffer<Integer> buffer = new FastBuffer<>(2);
         Integer[] got = new Integer[2];
-        Thread fast = new Thread(() -> {
-            try {
-                buffer.put(1);
-                buffer.put(2);
-                got[0] = buffer.take();
-                got[1] = buffer.take();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        Thread fast = TestThreads.thread(() -> {
+            buffer.put(1);
+            buffer.put(2);
+            got[0] = buffer.take();
+            got[1] = buffer.take();
         });
         synchronized (buffer) {  // a path that took the monitor would block here until the test lets go
             fast.start();
@@ -43,17 +39,8 @@ class FastBufferTest {
     void aSleepingWorkerIsRegisteredAndAPutWakesIt() throws Exception {
         FastBuffer<Integer> buffer = new FastBuffer<>(1);
         Integer[] got = new Integer[1];
-        Thread worker = new Thread(() -> {
-            try {
-                got[0] = buffer.take();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        worker.start();
-        while (worker.getState() != Thread.State.WAITING) {  // past its looks, in wait()
-            Thread.onSpinWait();
-        }
+        Thread worker = TestThreads.start(() -> got[0] = buffer.take());
+        TestThreads.awaitState(worker, Thread.State.WAITING);  // past its looks, in wait()
         assertEquals(1, buffer.workersWaiting, "a worker in wait() is counted, so that a put knows to wake it");
         buffer.put(7);
         worker.join(10_000);
@@ -66,17 +53,8 @@ class FastBufferTest {
     void aFullRingMakesTheAcceptorSleepRegisteredUntilATakeEmptiesItsPlace() throws Exception {
         FastBuffer<Integer> buffer = new FastBuffer<>(1);
         buffer.put(1);
-        Thread acceptor = new Thread(() -> {
-            try {
-                buffer.put(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        acceptor.start();
-        while (acceptor.getState() != Thread.State.WAITING) {
-            Thread.onSpinWait();
-        }
+        Thread acceptor = TestThreads.start(() -> buffer.put(2));
+        TestThreads.awaitState(acceptor, Thread.State.WAITING);
         assertTrue(buffer.acceptorWaiting, "the acceptor in wait() is registered, so that a take knows to wake it");
         assertEquals(1, buffer.take());
         acceptor.join(10_000);

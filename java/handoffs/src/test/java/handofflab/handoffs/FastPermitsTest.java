@@ -14,13 +14,9 @@ class FastPermitsTest {
     @Test
     void aPermitTakenAndGivenBackWithNobodyWaitingTakesNoMonitor() throws Exception {
         FastPermits permits = new FastPermits(1);
-        Thread fast = new Thread(() -> {
-            try {
-                permits.acquire();
-                permits.release();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        Thread fast = TestThreads.thread(() -> {
+            permits.acquire();
+            permits.release();
         });
         synchronized (permits) {  // a path that took the monitor would block here until the test lets go
             fast.start();
@@ -35,17 +31,8 @@ class FastPermitsTest {
     @Test
     void aWaiterIsRegisteredAndAReleaseWakesIt() throws Exception {
         FastPermits permits = new FastPermits(0);
-        Thread waiter = new Thread(() -> {
-            try {
-                permits.acquire();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        waiter.start();
-        while (waiter.getState() != Thread.State.WAITING) {  // in wait(), registered: no clock decides this
-            Thread.onSpinWait();
-        }
+        Thread waiter = TestThreads.start(() -> permits.acquire());
+        TestThreads.awaitState(waiter, Thread.State.WAITING);  // in wait(), registered: no clock decides this
         assertEquals(1, permits.waiters, "a thread in wait() is counted, so that a release knows to wake it");
         permits.release();
         waiter.join(10_000);

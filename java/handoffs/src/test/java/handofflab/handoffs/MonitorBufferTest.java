@@ -3,7 +3,6 @@ package handofflab.handoffs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -38,30 +37,16 @@ class MonitorBufferTest {
     void putWaitsForRoomAndTakeWaitsForAnItem() throws Exception {
         MonitorBuffer<Integer> b = new MonitorBuffer<>(1);
         b.put(1);
-        Thread acceptor = new Thread(() -> {
-            try {
-                b.put(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        acceptor.start();
-        awaitState(acceptor, Thread.State.WAITING);   // full: the acceptor must wait, not overwrite
+        Thread acceptor = TestThreads.start(() -> b.put(2));
+        TestThreads.awaitState(acceptor, Thread.State.WAITING);   // full: the acceptor must wait, not overwrite
         assertEquals(1, b.size());
         assertEquals(1, b.take());                     // makes room and wakes it
         acceptor.join();
         assertEquals(2, b.take());
 
         List<Integer> got = new ArrayList<>();
-        Thread worker = new Thread(() -> {
-            try {
-                got.add(b.take());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        worker.start();
-        awaitState(worker, Thread.State.WAITING);     // empty: the worker must wait, not take null
+        Thread worker = TestThreads.start(() -> got.add(b.take()));
+        TestThreads.awaitState(worker, Thread.State.WAITING);     // empty: the worker must wait, not take null
         b.put(3);
         worker.join();
         assertEquals(List.of(3), got);
@@ -80,13 +65,9 @@ class MonitorBufferTest {
         List<Thread> acceptors = new ArrayList<>();
         for (int a = 0; a < acceptorCount; a++) {
             int base = a * perAcceptor;
-            acceptors.add(new Thread(() -> {
-                try {
-                    for (int i = 0; i < perAcceptor; i++) {
-                        b.put(base + i);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+            acceptors.add(TestThreads.thread(() -> {
+                for (int i = 0; i < perAcceptor; i++) {
+                    b.put(base + i);
                 }
             }));
         }
@@ -102,15 +83,5 @@ class MonitorBufferTest {
             t.join();
         }
         ledger.assertExactlyOnce();
-    }
-
-    static void awaitState(Thread t, Thread.State state) throws InterruptedException {
-        for (int i = 0; i < 20_000; i++) {  // a bound on waiting, not a timing assumption
-            if (t.getState() == state) {
-                return;
-            }
-            Thread.sleep(1);
-        }
-        fail(t.getName() + " never reached " + state + "; it is " + t.getState());
     }
 }
