@@ -5,6 +5,8 @@ results/bench/servers/. Benchmarks are measurements, not tests: nothing here pas
 on a time."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import subprocess
 from dataclasses import dataclass
@@ -16,6 +18,22 @@ from handofflab.console import LabError, heading, info, ok, warn
 OUT = paths.RESULTS / "bench" / "servers"
 CHILDREN, REQUESTS = 140, 20           # the paper's load: 140 concurrent connections x 20 = 2800
 PAPER_TR = 250                         # the paper's t_r (ms) that its tables are scaled from
+
+
+@contextlib.contextmanager
+def alone(command: str):
+    """A benchmark's measuring, one at a time: a second `./lab bench X` while one measures would overwrite its CSV and
+    share its cores, so that neither measured the designs. Entered once the arguments are checked, so a bad one is
+    still named at once; the lock file sits beside the results folder, which some runs empty."""
+    paths.RESULTS.joinpath("bench").mkdir(parents=True, exist_ok=True)
+    with open(paths.RESULTS / "bench" / f".{command.replace(' ', '-')}.running", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LabError(f"another `./lab {command}` is measuring on this kit now",
+                           "wait for it to end: two at once would overwrite each other's results and share the cores, "
+                           "so neither would measure the designs") from None
+        yield
 
 
 @dataclass(frozen=True)
@@ -63,20 +81,21 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
     chosen = designs or list(cat.servers)
     for d in chosen:
         cat.server(d)  # an unknown name is a clear error before anything runs
-    OUT.mkdir(parents=True, exist_ok=True)
-    raw = OUT / "raw.csv"
-    raw.unlink(missing_ok=True)
-    pts = points(plan, chosen, cat)
-    heading(f"bench servers --{mode}: {len(pts)} points x {plan.reps} runs; t_r = "
-            f"{', '.join(map(str, plan.t_rs))} ms (the paper's 250/500 ms scaled down); "
-            f"{CHILDREN} clients x {REQUESTS} requests")
-    cmd = servers.java_command("handofflab.servers.ServerBench",
-                               [str(raw), str(plan.reps), str(CHILDREN), str(REQUESTS), *pts])
-    partial = stream(cmd, raw, "run `./lab serve SharedBuffer` to see why the servers fail")
-    summary = summarize(raw, cat, partial)
-    plot(summary, cat)
-    ok(f"results in {OUT}: raw.csv, summary.csv, summary.md, time_vs_workers.png, efficiency.png")
-    return OUT
+    with alone("bench servers"):
+        OUT.mkdir(parents=True, exist_ok=True)
+        raw = OUT / "raw.csv"
+        raw.unlink(missing_ok=True)
+        pts = points(plan, chosen, cat)
+        heading(f"bench servers --{mode}: {len(pts)} points x {plan.reps} runs; t_r = "
+                f"{', '.join(map(str, plan.t_rs))} ms (the paper's 250/500 ms scaled down); "
+                f"{CHILDREN} clients x {REQUESTS} requests")
+        cmd = servers.java_command("handofflab.servers.ServerBench",
+                                   [str(raw), str(plan.reps), str(CHILDREN), str(REQUESTS), *pts])
+        partial = stream(cmd, raw, "run `./lab serve SharedBuffer` to see why the servers fail")
+        summary = summarize(raw, cat, partial)
+        plot(summary, cat)
+        ok(f"results in {OUT}: raw.csv, summary.csv, summary.md, time_vs_workers.png, efficiency.png")
+        return OUT
 
 
 def stream(cmd: list[str], raw: Path, why_nothing: str, cpus: int | None = None) -> bool:

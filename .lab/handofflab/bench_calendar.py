@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handofflab import catalog, javabuild, paths, toolchain
-from handofflab.bench import save, stream
+from handofflab.bench import alone, save, stream
 from handofflab.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "calendar"
@@ -75,58 +75,59 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
     modes = list(MODES) if major >= 21 else [m for m in MODES if m != "virtual"]
     if "virtual" not in modes:
         warn("no JDK 21+ here: virtual threads are left out (install one, or set HANDOFFLAB_JAVA)")
-    OUT.mkdir(parents=True, exist_ok=True)
-    raw, database = OUT / "raw.csv", OUT / "database_raw.csv"
-    for old in [raw, database, *OUT.glob("raw-*cores*.csv"), OUT / "calendar_cores.png", OUT / "calendar_threads.png",
-                OUT / "calendar_database.png"]:
-        old.unlink(missing_ok=True)
-    cores = core_counts(len(os.sched_getaffinity(0)), plan.sweep_cores)
-    points = len(stores) * len(modes) * len(plan.ns) * len(plan.limits)
-    heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
-            f"{', '.join(map(str, plan.ns))} x at most {', '.join(map(str, plan.limits))} threads at once: {points} points "
-            f"x {plan.reps} runs, on {' and '.join(map(str, cores))} core(s); then the whole database, "
-            f"{len(stores) * len(modes) * len(set(plan.database_ns))} points at n = {', '.join(map(str, sorted(set(plan.database_ns))))} users")
-    native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
+    with alone("bench calendar"):
+        OUT.mkdir(parents=True, exist_ok=True)
+        raw, database = OUT / "raw.csv", OUT / "database_raw.csv"
+        for old in [raw, database, *OUT.glob("raw-*cores*.csv"), OUT / "calendar_cores.png", OUT / "calendar_threads.png",
+                    OUT / "calendar_database.png"]:
+            old.unlink(missing_ok=True)
+        cores = core_counts(len(os.sched_getaffinity(0)), plan.sweep_cores)
+        points = len(stores) * len(modes) * len(plan.ns) * len(plan.limits)
+        heading(f"bench calendar --{mode}: {len(stores)} stores x {len(modes)} thread managements x n = "
+                f"{', '.join(map(str, plan.ns))} x at most {', '.join(map(str, plan.limits))} threads at once: {points} points "
+                f"x {plan.reps} runs, on {' and '.join(map(str, cores))} core(s); then the whole database, "
+                f"{len(stores) * len(modes) * len(set(plan.database_ns))} points at n = {', '.join(map(str, sorted(set(plan.database_ns))))} users")
+        native = ["--enable-native-access=ALL-UNNAMED"] if major >= 22 else []  # SQLite's native library, on 22+
 
-    def command(out: Path, x: int, workload: str = "events") -> list[str]:
-        ns = plan.database_ns if workload == "database" else plan.ns
-        return [java, *native, "-cp", javabuild.classpath("calendar"), "handofflab.calendar.CalendarBench", str(out),
-                str(plan.reps), ",".join(map(str, sorted(set(ns)))), ",".join(stores), ",".join(modes), str(x), workload]
+        def command(out: Path, x: int, workload: str = "events") -> list[str]:
+            ns = plan.database_ns if workload == "database" else plan.ns
+            return [java, *native, "-cp", javabuild.classpath("calendar"), "handofflab.calendar.CalendarBench", str(out),
+                    str(plan.reps), ",".join(map(str, sorted(set(ns)))), ",".join(stores), ",".join(modes), str(x), workload]
 
-    partial = False
-    parts = []
-    for k, x in itertools.product(cores, plan.limits):
-        part = OUT / f"raw-{k}cores-{x}threads.csv"
-        parts.append((part, x))
-        info(f"on {k} core(s), at most {x} threads at once")
-        partial |= stream(command(part, x), part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
-        if partial:
-            break
-    _concat(parts, raw)
-    if not partial:  # the whole database, on every core at the paper's X (or the one --threads gave nearest it)
-        x = min(plan.limits, key=lambda v: abs(v - THREADS))
-        info(f"the whole database: users, groups, calendars and events, at most {x} threads at once")
-        partial |= stream(command(database, x, "database"), database,
-                          "run `mvn -f java/pom.xml -pl calendar test` to see why the database fails")
-    runs = _read(database) if database.exists() else None   # the whole database's runs, read once
-    summary, tests, db_summary = summarize(raw, partial, runs)
-    save(times_figure(summary), OUT / "calendar_times.png")
-    save(ratio_figure(summary), OUT / "calendar_ratio.png")
-    figures = "calendar_times.png, calendar_ratio.png"
-    if len(cores) > 1:
-        save(cores_figure(summary), OUT / "calendar_cores.png")
-        figures += ", calendar_cores.png"
-    if len(plan.limits) > 1:
-        save(limits_figure(summary), OUT / "calendar_threads.png")
-        figures += ", calendar_threads.png"
-    tables = "raw.csv, summary.csv, tests.csv"
-    if db_summary is not None:
-        save(times_figure(db_summary, requests=database_requests, what="the kit's database with each list"),
-             OUT / "calendar_database.png")
-        figures += ", calendar_database.png"
-        tables += ", database_raw.csv, database_summary.csv, database_tests.csv"
-    ok(f"results in {OUT}: {tables}, summary.md, {figures}")
-    return OUT
+        partial = False
+        parts = []
+        for k, x in itertools.product(cores, plan.limits):
+            part = OUT / f"raw-{k}cores-{x}threads.csv"
+            parts.append((part, x))
+            info(f"on {k} core(s), at most {x} threads at once")
+            partial |= stream(command(part, x), part, "run `mvn -f java/pom.xml -pl calendar test` to see why the store fails", cpus=k)
+            if partial:
+                break
+        _concat(parts, raw)
+        if not partial:  # the whole database, on every core at the paper's X (or the one --threads gave nearest it)
+            x = min(plan.limits, key=lambda v: abs(v - THREADS))
+            info(f"the whole database: users, groups, calendars and events, at most {x} threads at once")
+            partial |= stream(command(database, x, "database"), database,
+                              "run `mvn -f java/pom.xml -pl calendar test` to see why the database fails")
+        runs = _read(database) if database.exists() else None   # the whole database's runs, read once
+        summary, tests, db_summary = summarize(raw, partial, runs)
+        save(times_figure(summary), OUT / "calendar_times.png")
+        save(ratio_figure(summary), OUT / "calendar_ratio.png")
+        figures = "calendar_times.png, calendar_ratio.png"
+        if len(cores) > 1:
+            save(cores_figure(summary), OUT / "calendar_cores.png")
+            figures += ", calendar_cores.png"
+        if len(plan.limits) > 1:
+            save(limits_figure(summary), OUT / "calendar_threads.png")
+            figures += ", calendar_threads.png"
+        tables = "raw.csv, summary.csv, tests.csv"
+        if db_summary is not None:
+            save(times_figure(db_summary, requests=database_requests, what="the kit's database with each list"),
+                 OUT / "calendar_database.png")
+            figures += ", calendar_database.png"
+            tables += ", database_raw.csv, database_summary.csv, database_tests.csv"
+        ok(f"results in {OUT}: {tables}, summary.md, {figures}")
+        return OUT
 
 
 def _concat(parts: list[tuple[Path, int]], raw: Path) -> None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from handofflab import dht, paths
-from handofflab.bench import save
+from handofflab.bench import alone, save
 from handofflab.console import LabError, heading, info, ok, progress
 
 OUT = paths.RESULTS / "bench" / "dht"
@@ -98,85 +98,86 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
         for m in plan.matrices:
             if (matrices / f"{m}.mtx").is_file():
                 check_matrix(matrices / f"{m}.mtx")
-    OUT.mkdir(parents=True, exist_ok=True)
-    for old in OUT.glob("*"):
-        old.unlink()
-    study = study_design(plan)
-    scatters = len(plan.matrices) * len(dht.SCATTER_IMPLS) * plan.reps
-    missing = [m for m in plan.matrices if matrices and not (matrices / f"{m}.mtx").is_file()]
-    if missing:
-        info(f"no {', '.join(m + '.mtx' for m in missing)} in {matrices}: the kit makes those matrices, with their sizes")
-    axis = len(plan.processors) * len(dht.PATTERNS) * plan.reps
-    total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + axis + scatters
-    heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
-            f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
-            f"{axis} runs over p = {', '.join(map(str, plan.processors))} processes; then {scatters} matrix scatters")
-    # Each finished point is on disk at once (raw.csv, scatter_raw.csv): a run stopped by Ctrl-C, SIGTERM or a
-    # failure keeps what it measured, and says so in summary.md; every JVM it started is ended (dht._processes).
-    raw_csv, scatter_csv = _Appender(OUT / "raw.csv"), _Appender(OUT / "scatter_raw.csv")
-    done = 0
-    try:
-        with stopped_by_sigterm(), progress() as bar:
-            task = bar.add_task("patterns", total=total)
-            for rep in range(plan.reps):             # interleaved: each rep runs every point once
-                for pattern in dht.PATTERNS:
-                    for impl, q, buffers, blocking in impls:
-                        bar.update(task, description=f"{pattern} {label(impl, q, buffers, blocking)} (run {rep + 1}/{plan.reps})")
-                        raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=blocking, q=q, impl=impl,
-                                                          buffers=buffers)
-                                     for row in _rows(r, "patterns", rep)])
-                        done += 1
-                        bar.advance(task)
-            for i, (q, blocking, n) in enumerate(study):
-                bar.update(task, description=f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}")
-                raw_csv.add([row for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q)
-                             for row in _rows(r, "study", i)])
-                done += 1
-                bar.advance(task)
-            for rep in range(plan.reps):             # the processor axis: the kit's table at q on, p processes
-                for pp in plan.processors:
+    with alone("bench dht"):
+        OUT.mkdir(parents=True, exist_ok=True)
+        for old in OUT.glob("*"):
+            old.unlink()
+        study = study_design(plan)
+        scatters = len(plan.matrices) * len(dht.SCATTER_IMPLS) * plan.reps
+        missing = [m for m in plan.matrices if matrices and not (matrices / f"{m}.mtx").is_file()]
+        if missing:
+            info(f"no {', '.join(m + '.mtx' for m in missing)} in {matrices}: the kit makes those matrices, with their sizes")
+        axis = len(plan.processors) * len(dht.PATTERNS) * plan.reps
+        total = len(dht.PATTERNS) * len(impls) * plan.reps + len(study) + axis + scatters
+        heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
+                f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
+                f"{axis} runs over p = {', '.join(map(str, plan.processors))} processes; then {scatters} matrix scatters")
+        # Each finished point is on disk at once (raw.csv, scatter_raw.csv): a run stopped by Ctrl-C, SIGTERM or a
+        # failure keeps what it measured, and says so in summary.md; every JVM it started is ended (dht._processes).
+        raw_csv, scatter_csv = _Appender(OUT / "raw.csv"), _Appender(OUT / "scatter_raw.csv")
+        done = 0
+        try:
+            with stopped_by_sigterm(), progress() as bar:
+                task = bar.add_task("patterns", total=total)
+                for rep in range(plan.reps):             # interleaved: each rep runs every point once
                     for pattern in dht.PATTERNS:
-                        bar.update(task, description=f"{pattern} on {pp} processes (run {rep + 1}/{plan.reps})")
-                        raw_csv.add([row for r in dht.run(pp, pattern, plan.values, n=1, blocking=100, q=plan.q)
-                                     for row in _rows(r, "processors", rep)])
-                        done += 1
-                        bar.advance(task)
-            for rep in range(plan.reps):
-                for matrix in plan.matrices:
-                    for impl in dht.SCATTER_IMPLS:
-                        bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
-                        scatter_csv.add([{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q,
-                                                                    folder=matrices)}])
-                        done += 1
-                        bar.advance(task)
-    except (KeyboardInterrupt, LabError) as e:
-        why = "it was stopped (Ctrl-C or SIGTERM)" if isinstance(e, KeyboardInterrupt) else f"a run failed: {e.problem}"
-        (OUT / "summary.md").write_text(
-            f"**PARTIAL: the benchmark ended after {done} of {total} points, because {why}.** raw.csv and "
-            "scatter_raw.csv hold every point it finished; no summary was computed from them.\n")
-        raise LabError(f"bench dht ended after {done} of {total} points: {why}",
-                       f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
-    df = pd.read_csv(OUT / "raw.csv")
-    summary, variability, tests, threads = analyze(df)
-    axis_table, growth = analyze_processors(df)
-    axis_table.to_csv(OUT / "processors.csv", index=False)
-    summary.to_csv(OUT / "summary.csv", index=False)
-    threads.to_csv(OUT / "threads.csv", index=False)
-    variability.to_csv(OUT / "variability.csv", index=False)
-    tests.to_csv(OUT / "tests.csv", index=False)
-    sc = pd.read_csv(OUT / "scatter_raw.csv")
-    scatter_table, correlation = analyze_scatter(sc)
-    scatter_table.to_csv(OUT / "scatter.csv", index=False)
-    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan)
-                                    + processors_report(axis_table, growth, plan) + scatter_report(scatter_table, correlation, p, plan))
-    info((OUT / "summary.md").read_text())
-    save(patterns_figure(summary), OUT / "dht_patterns.png")
-    save(variability_figure(variability), OUT / "dht_variability.png")
-    save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
-    save(processors_figure(axis_table), OUT / "dht_processors.png")
-    ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, processors.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
-       "dht_patterns.png, dht_variability.png, dht_scatter.png, dht_processors.png")
-    return OUT
+                        for impl, q, buffers, blocking in impls:
+                            bar.update(task, description=f"{pattern} {label(impl, q, buffers, blocking)} (run {rep + 1}/{plan.reps})")
+                            raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=blocking, q=q, impl=impl,
+                                                              buffers=buffers)
+                                         for row in _rows(r, "patterns", rep)])
+                            done += 1
+                            bar.advance(task)
+                for i, (q, blocking, n) in enumerate(study):
+                    bar.update(task, description=f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}")
+                    raw_csv.add([row for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q)
+                                 for row in _rows(r, "study", i)])
+                    done += 1
+                    bar.advance(task)
+                for rep in range(plan.reps):             # the processor axis: the kit's table at q on, p processes
+                    for pp in plan.processors:
+                        for pattern in dht.PATTERNS:
+                            bar.update(task, description=f"{pattern} on {pp} processes (run {rep + 1}/{plan.reps})")
+                            raw_csv.add([row for r in dht.run(pp, pattern, plan.values, n=1, blocking=100, q=plan.q)
+                                         for row in _rows(r, "processors", rep)])
+                            done += 1
+                            bar.advance(task)
+                for rep in range(plan.reps):
+                    for matrix in plan.matrices:
+                        for impl in dht.SCATTER_IMPLS:
+                            bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
+                            scatter_csv.add([{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q,
+                                                                        folder=matrices)}])
+                            done += 1
+                            bar.advance(task)
+        except (KeyboardInterrupt, LabError) as e:
+            why = "it was stopped (Ctrl-C or SIGTERM)" if isinstance(e, KeyboardInterrupt) else f"a run failed: {e.problem}"
+            (OUT / "summary.md").write_text(
+                f"**PARTIAL: the benchmark ended after {done} of {total} points, because {why}.** raw.csv and "
+                "scatter_raw.csv hold every point it finished; no summary was computed from them.\n")
+            raise LabError(f"bench dht ended after {done} of {total} points: {why}",
+                           f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
+        df = pd.read_csv(OUT / "raw.csv")
+        summary, variability, tests, threads = analyze(df)
+        axis_table, growth = analyze_processors(df)
+        axis_table.to_csv(OUT / "processors.csv", index=False)
+        summary.to_csv(OUT / "summary.csv", index=False)
+        threads.to_csv(OUT / "threads.csv", index=False)
+        variability.to_csv(OUT / "variability.csv", index=False)
+        tests.to_csv(OUT / "tests.csv", index=False)
+        sc = pd.read_csv(OUT / "scatter_raw.csv")
+        scatter_table, correlation = analyze_scatter(sc)
+        scatter_table.to_csv(OUT / "scatter.csv", index=False)
+        (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan)
+                                        + processors_report(axis_table, growth, plan) + scatter_report(scatter_table, correlation, p, plan))
+        info((OUT / "summary.md").read_text())
+        save(patterns_figure(summary), OUT / "dht_patterns.png")
+        save(variability_figure(variability), OUT / "dht_variability.png")
+        save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
+        save(processors_figure(axis_table), OUT / "dht_processors.png")
+        ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, processors.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
+           "dht_patterns.png, dht_variability.png, dht_scatter.png, dht_processors.png")
+        return OUT
 
 
 class _Appender:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from handofflab import catalog, javabuild, paths, toolchain
+from handofflab.bench import alone
 from handofflab.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "handoffs"
@@ -78,29 +79,30 @@ def run(mode: str = "quick", impls: list[str] | None = None, workers: list[int] 
     if any(n < 1 for n in ns):
         raise LabError(f"--workers must all be at least 1, got {','.join(map(str, ns))}",
                        "the acceptor needs a worker to hand to: e.g. --workers 1,2,4")
-    OUT.mkdir(parents=True, exist_ok=True)
-    result, log = OUT / "jmh.json", OUT / "jmh.log"
-    result.unlink(missing_ok=True)
-    points = len(chosen) * len(ns)
-    heading(f"bench handoffs --{mode}: {len(chosen)} handoffs x workers {','.join(map(str, ns))} = {points} points; "
-            f"{plan.forks} fork(s) x {plan.iterations} x {plan.seconds} s measured each, after "
-            f"{plan.warmups} x {plan.seconds} s warm-up")
-    # How each kit class is sized (slots, or a channel per worker) is the catalog's word, not Java's.
-    sized_by = ",".join(f"{v.java}={v.profile.sized_by}" for v in cat.variants.values() if v.java)
-    cmd = [toolchain.server_java(), "-cp", javabuild.classpath("benchmarks"), "org.openjdk.jmh.Main", BENCHMARK,
-           "-p", f"impl={','.join(chosen)}", "-p", f"workers={','.join(map(str, ns))}",
-           "-jvmArgsAppend", f"-Dhandofflab.sized_by={sized_by}",
-           "-f", str(plan.forks), "-wi", str(plan.warmups), "-w", f"{plan.seconds}s",
-           "-i", str(plan.iterations), "-r", f"{plan.seconds}s", "-to", "60s",
-           "-rf", "json", "-rff", str(result)]
-    failed = _run_jmh(cmd, log)
-    rows = _rows(result, kit, chosen, ns)
-    if not any(r["status"] == "ok" for r in rows):
-        raise LabError(f"JMH measured nothing (its output is in {log})", "run `./lab doctor`, then look at the log")
-    summary = summarize(rows, partial=bool(failed), mode=mode)
-    plot(summary)
-    ok(f"results in {OUT}: results.csv, summary.md, throughput.png (JMH's own output: jmh.log, jmh.json)")
-    return OUT
+    with alone("bench handoffs"):
+        OUT.mkdir(parents=True, exist_ok=True)
+        result, log = OUT / "jmh.json", OUT / "jmh.log"
+        result.unlink(missing_ok=True)
+        points = len(chosen) * len(ns)
+        heading(f"bench handoffs --{mode}: {len(chosen)} handoffs x workers {','.join(map(str, ns))} = {points} points; "
+                f"{plan.forks} fork(s) x {plan.iterations} x {plan.seconds} s measured each, after "
+                f"{plan.warmups} x {plan.seconds} s warm-up")
+        # How each kit class is sized (slots, or a channel per worker) is the catalog's word, not Java's.
+        sized_by = ",".join(f"{v.java}={v.profile.sized_by}" for v in cat.variants.values() if v.java)
+        cmd = [toolchain.server_java(), "-cp", javabuild.classpath("benchmarks"), "org.openjdk.jmh.Main", BENCHMARK,
+               "-p", f"impl={','.join(chosen)}", "-p", f"workers={','.join(map(str, ns))}",
+               "-jvmArgsAppend", f"-Dhandofflab.sized_by={sized_by}",
+               "-f", str(plan.forks), "-wi", str(plan.warmups), "-w", f"{plan.seconds}s",
+               "-i", str(plan.iterations), "-r", f"{plan.seconds}s", "-to", "60s",
+               "-rf", "json", "-rff", str(result)]
+        failed = _run_jmh(cmd, log)
+        rows = _rows(result, kit, chosen, ns)
+        if not any(r["status"] == "ok" for r in rows):
+            raise LabError(f"JMH measured nothing (its output is in {log})", "run `./lab doctor`, then look at the log")
+        summary = summarize(rows, partial=bool(failed), mode=mode)
+        plot(summary)
+        ok(f"results in {OUT}: results.csv, summary.md, throughput.png (JMH's own output: jmh.log, jmh.json)")
+        return OUT
 
 
 def _run_jmh(cmd: list[str], log: Path) -> list[str]:

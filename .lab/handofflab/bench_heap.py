@@ -56,38 +56,39 @@ def run(design: str = "SharedBuffer", rounds: int = 8, per_round: int = 50_000) 
         raise LabError(f"--rounds must be at least 2 and --requests at least {CHILDREN}, got {rounds} and {per_round}",
                        "the first round is the baseline; e.g. --rounds 8 --requests 50000")
     tool = jcmd()
-    OUT.mkdir(parents=True, exist_ok=True)
-    heading(f"bench heap: {design}, {rounds} rounds x {per_round} requests; a class histogram after each")
-    server = subprocess.Popen(servers.java_command("handofflab.servers.ServerMain",
-                                                   [design, "--port", "0", "--delay-ms", "0", "--workers", "8"]),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    rows = []
-    try:
-        first = server.stdout.readline()
-        if "127.0.0.1:" not in first:
-            raise LabError(f"the server did not start: {first}{server.stderr.read()[-2000:]}", f"try `./lab serve {design}`")
-        port = first.split("127.0.0.1:")[1].split()[0]
-        served = 0
-        with tempfile.TemporaryDirectory() as tmp:
-            for r in range(1, rounds + 1):
-                report = Path(tmp) / f"round{r}.json"
-                toolchain.run(servers.java_command("handofflab.servers.LoadClient",
-                                                   ["127.0.0.1", port, str(CHILDREN), str(per_round // CHILDREN), "0",
-                                                    "--quiet", "--json", str(report)]),
-                              f"the load client's round {r}", "run `./lab client` by hand against the server to see why")
-                served += CHILDREN * (per_round // CHILDREN)
-                h = parse_histogram(toolchain.run([tool, str(server.pid), "GC.class_histogram"], "jcmd's class histogram",
-                                                  "jcmd attaches to a JVM of the same user; check /tmp is writable").stdout)
-                rows.append({"round": r, "requests": served, "live_bytes": h.live_bytes, "longs": h.longs})
-                info(f"  round {r}/{rounds}: {served:>9,} requests served, live heap {h.live_bytes / 2**20:7.1f} MiB "
-                     f"({h.live_bytes / rows[0]['live_bytes']:.2f} x round 1), {h.longs:,} Longs")
-    finally:
-        server.send_signal(signal.SIGTERM)
+    with bench.alone("bench heap"):
+        OUT.mkdir(parents=True, exist_ok=True)
+        heading(f"bench heap: {design}, {rounds} rounds x {per_round} requests; a class histogram after each")
+        server = subprocess.Popen(servers.java_command("handofflab.servers.ServerMain",
+                                                       [design, "--port", "0", "--delay-ms", "0", "--workers", "8"]),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        rows = []
         try:
-            server.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    return _report(design, rows)
+            first = server.stdout.readline()
+            if "127.0.0.1:" not in first:
+                raise LabError(f"the server did not start: {first}{server.stderr.read()[-2000:]}", f"try `./lab serve {design}`")
+            port = first.split("127.0.0.1:")[1].split()[0]
+            served = 0
+            with tempfile.TemporaryDirectory() as tmp:
+                for r in range(1, rounds + 1):
+                    report = Path(tmp) / f"round{r}.json"
+                    toolchain.run(servers.java_command("handofflab.servers.LoadClient",
+                                                       ["127.0.0.1", port, str(CHILDREN), str(per_round // CHILDREN), "0",
+                                                        "--quiet", "--json", str(report)]),
+                                  f"the load client's round {r}", "run `./lab client` by hand against the server to see why")
+                    served += CHILDREN * (per_round // CHILDREN)
+                    h = parse_histogram(toolchain.run([tool, str(server.pid), "GC.class_histogram"], "jcmd's class histogram",
+                                                      "jcmd attaches to a JVM of the same user; check /tmp is writable").stdout)
+                    rows.append({"round": r, "requests": served, "live_bytes": h.live_bytes, "longs": h.longs})
+                    info(f"  round {r}/{rounds}: {served:>9,} requests served, live heap {h.live_bytes / 2**20:7.1f} MiB "
+                         f"({h.live_bytes / rows[0]['live_bytes']:.2f} x round 1), {h.longs:,} Longs")
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        return _report(design, rows)
 
 
 def _report(design: str, rows: list[dict]) -> Path:

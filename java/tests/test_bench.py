@@ -85,3 +85,22 @@ def test_bad_input_is_named():
     run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--reps", "0"],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "--reps must be at least 1" in run.stdout + run.stderr
+
+
+def test_a_second_run_while_one_measures_is_refused(tmp_path, monkeypatch):
+    """Two runs at once would overwrite each other's raw.csv and share the cores: the second is named and refused,
+    before it writes anything; a bad argument is still named first (the lock is taken after the checks)."""
+    import os
+
+    monkeypatch.setattr(paths, "RESULTS", tmp_path)  # this test's lock, not the quick run's
+    env = {**os.environ, "HANDOFFLAB_RESULTS": str(tmp_path)}
+    with bench.alone("bench servers"):
+        run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--design", "Iterative"],
+                             capture_output=True, text=True, timeout=300, env=env)
+        assert run.returncode == 2 and "another `./lab bench servers` is measuring" in run.stdout + run.stderr
+        assert not (tmp_path / "bench" / "servers").exists()
+        run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--reps", "0"],
+                             capture_output=True, text=True, timeout=300, env=env)
+        assert run.returncode == 2 and "--reps must be at least 1" in run.stdout + run.stderr
+    with bench.alone("bench servers"):  # let go when the run ended: the next one may measure
+        pass
