@@ -1,5 +1,9 @@
 package handofflab.checks;
 
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -45,5 +49,51 @@ final class PreThreaded {
             }
         }
         return true;
+    }
+
+    /**
+     * A hang, not a busy machine: {@link #allParked} now and at every one of {@link #SAMPLES} looks 20 ms apart, with
+     * none of the threads runnable in the kernel's eyes at any of them. A thread that was woken (notified, or handed
+     * the monitor) but waits for a core still reads WAITING or BLOCKED in Java, and the kernel shows it runnable: on a
+     * machine too busy to run it, a class that spins round its monitor was once judged "deadlock" here.
+     */
+    static boolean stuck(List<Thread> threads) throws InterruptedException {
+        for (int look = 0; look < SAMPLES; look++) {
+            if (!allParked(threads) || anyRunnable(threads)) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return allParked(threads);
+    }
+
+    static final int SAMPLES = 5;
+
+    /**
+     * Some of the threads is running or waits for a core (Linux: state R in its /proc stat, found by its name, which
+     * the JVM gives the kernel's thread, cut to 15 characters); false where /proc is not there to ask, and the Java
+     * states decide alone. Only these threads: the JIT compiles for seconds while a class hangs.
+     */
+    static boolean anyRunnable(List<Thread> threads) {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Thread t : threads) {
+            names.add(t.getName().length() > 15 ? t.getName().substring(0, 15) : t.getName());
+        }
+        try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : all) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    if (stat.charAt(close + 2) == 'R' && names.contains(stat.substring(stat.indexOf('(') + 1, close))) {
+                        return true;
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended between the listing and the read: not runnable
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return false;
     }
 }

@@ -202,7 +202,7 @@ public final class StressCheck {
                     v.detail = "no connection handed over for " + SPIN_MS + " ms although threads are running: a livelock";
                     break;
                 } else if (System.nanoTime() - lastChange > STALL_MS * 1_000_000L) {
-                    if (allParked()) {
+                    if (PreThreaded.stuck(threads)) {
                         if (acceptorsDone.get() == acceptors) {
                             // Everything was put, every worker waits, yet some ids never came out.
                             v.verdict = "violation:NoLoss";
@@ -247,10 +247,6 @@ public final class StressCheck {
             } catch (java.io.IOException | RuntimeException e) {
                 // not Linux: nothing to add, and the grader reads the zeros as "not known"
             }
-        }
-
-        boolean allParked() {  // an acceptor that has put all it had has ended; a worker ends only by throwing
-            return PreThreaded.allParked(threads);
         }
 
         /** Puts ids first, first + acceptors, ...: the acceptors share 1..PER_TRIAL between them. */

@@ -81,7 +81,7 @@ final class TraceRecord {
                 stillSince = System.nanoTime();
                 continue;
             }
-            hung = !done && still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.allParked(threads);
+            hung = !done && still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.stuck(threads);
             spun = !done && !hung && still > StressCheck.SPIN_MS * 1_000_000L;  // as the stress check names a livelock
         }
         int events = handoff.writeTo(out);
