@@ -123,6 +123,12 @@ _QUEUE = {
         "past the depth: up to q replies stay with the writer while the service thread reads the next request (the "
         "paper's cure for a handler that waited 40 % of its time). If it waited only after `idle()`, look at what "
         "`idle()` changes besides giving buffers back.", "slow"),
+    # the depth probe past the depth: waiting for the oldest reply is right there, napping and looking again is not
+    "violation:PollsForReply": (
+        "Failed: past its depth the service thread waited for the oldest reply by napping and looking again. Wait "
+        "to be told instead: `join()` on the reply's future returns the moment the writer is done, where each nap "
+        "costs a millisecond against microseconds for a reply (on a busy machine, where every reply is late, the "
+        "naps hide; the probe counts them).", "slow"),
 }
 
 

@@ -291,7 +291,7 @@ DHT = {
     "drains_when_full": "every value stored, found and deleted exactly once, in every process",
     "early_release": "a buffer went back to the pool before its reply was out",
     "drops_when_full": "a buffer never came back",
-    "naps_while_waiting": "waits for replies it need not wait for",
+    "naps_while_waiting": "by looking again and again: the service thread woke",
     "resets_depth_when_idle": "completed(buffer 2) waited for a reply with 1 in flight, at depth 2, after idle()",
 }
 

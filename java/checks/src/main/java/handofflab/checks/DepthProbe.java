@@ -18,6 +18,9 @@ import java.util.concurrent.TimeoutException;
  * after its first {@code idle()}, waits here every run; on the benchmark its slowdown (0.70-0.77 of the kit's
  * on 2 cores, measured) was too small for a speed bar to tell from noise.
  *
+ * <p>Past its depth the service thread must wait for the oldest reply, and the probe asks how: to be told, or by
+ * napping and looking again ({@code violation:PollsForReply}; see {@link #waitsToBeTold}).
+ *
  * <p>{@code violation:WaitsWithinDepth} names the call that waited, {@code pass} otherwise. Safety (a
  * buffer back too early, twice or never) is the reply probe's ({@link ReplyProbe}).
  */
@@ -40,16 +43,8 @@ public final class DepthProbe {
             service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
             for (String phase : new String[] {"before", "after"}) {
                 for (int i = 0; i < DEPTH; i++) {
-                    int r = sent.size();
-                    CompletableFuture<Void> out = new CompletableFuture<>();
-                    sent.add(out);
-                    int held = held(sent);
-                    v.steps.add(new String[] {"service thread", "completed(buffer " + r + ")",
-                        held + " repl" + (held == 1 ? "y" : "ies") + " in flight, depth " + DEPTH});
-                    Future<?> call = service.submit(() -> {
-                        queue.completed(new int[] {r}, out);
-                        return null;
-                    });
+                    Future<?> call = handOver(queue, service, sent, v);
+                    int r = sent.size() - 1, held = held(sent);
                     if (!returns(call, serviceThread[0])) {
                         v.verdict = "violation:WaitsWithinDepth";
                         v.detail = "completed(buffer " + r + ") waited for a reply with " + held + " in flight, at depth "
@@ -80,6 +75,9 @@ public final class DepthProbe {
                     }
                 }
             }
+            if (!waitsToBeTold(queue, service, serviceThread[0], sent, v)) {
+                return v;
+            }
         } catch (java.util.concurrent.ExecutionException e) {
             v.verdict = "violation:NoException";
             v.detail = "the completion queue threw " + e.getCause();
@@ -90,8 +88,125 @@ public final class DepthProbe {
             }
             service.shutdownNow();
         }
-        v.detail = "within its depth the service thread never waited for a reply, before idle() and after it";
+        v.detail = "within its depth the service thread never waited for a reply, before idle() and after it; past it, "
+                + "it waited to be told";
         return v;
+    }
+
+    /**
+     * Past its depth the service thread may wait for the oldest reply, and it should wait to be told, not nap and look
+     * again: with the depth's replies and one more held back for {@link #HOLD_MS}, a thread that waits on the future
+     * (or a monitor) wakes a few times at most, and one that naps a millisecond at a time ~200 times (measured on
+     * 2 cores, beside two busy loops too). Its speed on the benchmark depends on the machine's load, which makes a
+     * nap cheap when every reply is late; what it does here does not. A call that returns at once (a queue that drops
+     * or never waits) has nothing to judge here. Wake-ups are the kernel's count (Linux); a thread seen running in
+     * most looks spins.
+     */
+    private static boolean waitsToBeTold(CompletionQueue queue, ExecutorService service, Thread thread,
+            List<CompletableFuture<Void>> sent, Verdict v) throws Exception {
+        v.steps.add(new String[] {"service thread", "idle()", "every reply is out"});
+        Future<?> idle = service.submit(() -> {  // as after the first phase: what is out goes back, none counts
+            queue.idle();
+            return null;
+        });
+        if (!returns(idle, thread)) {
+            v.verdict = "deadlock";
+            v.detail = "the service thread waits in idle() although every reply is out";
+            return false;
+        }
+        for (int i = 0; i <= DEPTH; i++) {
+            Future<?> call = handOver(queue, service, sent, v);
+            int r = sent.size() - 1, held = held(sent);
+            if (i < DEPTH) {  // within the depth: as the phases above, no wait
+                if (!returns(call, thread)) {
+                    v.verdict = "violation:WaitsWithinDepth";
+                    v.detail = "completed(buffer " + r + ") waited for a reply with " + held + " in flight, at depth "
+                            + DEPTH + ": a queue of depth " + DEPTH + " keeps up to " + DEPTH + " replies in flight "
+                            + "without waiting";
+                    return false;
+                }
+                continue;
+            }
+            try {
+                call.get(50, TimeUnit.MILLISECONDS);
+                return true;  // past its depth it did not wait: nothing to judge here
+            } catch (TimeoutException e) {
+                // waits for the oldest reply, as it may: how?
+            }
+            long before = wakeUps(thread.getName());
+            int looks = 0, running = 0;
+            for (long until = System.nanoTime() + HOLD_MS * 1_000_000L; System.nanoTime() < until; looks++) {
+                running += thread.getState() == Thread.State.RUNNABLE ? 1 : 0;
+                Thread.sleep(5);
+            }
+            long woke = before < 0 ? -1 : wakeUps(thread.getName()) - before;
+            for (CompletableFuture<Void> f : sent) {
+                f.complete(null);
+            }
+            v.steps.add(new String[] {"writer", "send(every reply)", "after " + HOLD_MS + " ms"});
+            boolean returned;
+            try {
+                call.get(ReplyProbe.SPIN_MS, TimeUnit.MILLISECONDS);
+                returned = true;
+            } catch (TimeoutException e) {
+                returned = false;
+            }
+            if (woke > POLL_WAKES || running * 2 > looks) {
+                v.verdict = "violation:PollsForReply";
+                v.detail = "past its depth, completed(buffer " + r + ") waited for the oldest reply by looking again and "
+                        + "again: " + (woke > POLL_WAKES ? "the service thread woke " + woke + " times" : "it was running in "
+                        + running + " of " + looks + " looks") + " while the replies were held back for " + HOLD_MS
+                        + " ms. A thread that waits to be told (join() on the reply, or a monitor's wait) wakes once, "
+                        + "when the reply is out; a nap of a millisecond costs far more than a reply takes";
+                v.ending.put("service thread", "naps and looks in completed(buffer " + r + ")");
+                v.ending.put("writer", "holds every reply back for " + HOLD_MS + " ms");
+                return false;
+            }
+            if (!returned) {
+                v.verdict = "deadlock";
+                v.detail = "completed(buffer " + r + ") still waits although every reply is out";
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static final long HOLD_MS = 200;
+    static final int POLL_WAKES = 20;  // a nap of a millisecond wakes ~200 times in HOLD_MS; get(50 ms) 4 times
+
+    /** The kernel's count of the times the named thread gave up its core and was woken (Linux); -1 where unknown. */
+    static long wakeUps(String name) {
+        String comm = name.length() > 15 ? name.substring(0, 15) : name;
+        try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks =
+                java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : tasks) {
+                if (java.nio.file.Files.readString(task.resolve("comm")).trim().equals(comm)) {
+                    for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
+                        if (line.startsWith("voluntary_ctxt_switches:")) {
+                            return Long.parseLong(line.split("\\s+")[1]);
+                        }
+                    }
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+        return -1;
+    }
+
+    /** The service thread hands the next buffer over, its reply held back by the writer; the step is drawn. */
+    private static Future<?> handOver(CompletionQueue queue, ExecutorService service, List<CompletableFuture<Void>> sent,
+            Verdict v) {
+        int r = sent.size();
+        CompletableFuture<Void> out = new CompletableFuture<>();
+        sent.add(out);
+        int held = held(sent);
+        v.steps.add(new String[] {"service thread", "completed(buffer " + r + ")",
+            held + " repl" + (held == 1 ? "y" : "ies") + " in flight, depth " + DEPTH});
+        return service.submit(() -> {
+            queue.completed(new int[] {r}, out);
+            return null;
+        });
     }
 
     private static int held(List<CompletableFuture<Void>> sent) {
