@@ -41,20 +41,28 @@ public final class DepthProbe {
         Thread[] serviceThread = new Thread[1];
         try {
             service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
-            for (String phase : new String[] {"before", "after"}) {
+            // before the first idle(), after it, and past the depth (the depth's buffers, then one more)
+            for (String phase : new String[] {"before", "after", "past"}) {
                 for (int i = 0; i < DEPTH; i++) {
                     Future<?> call = handOver(queue, service, sent, v);
                     int r = sent.size() - 1, held = held(sent);
                     if (!returns(call, serviceThread[0])) {
+                        boolean idled = !phase.equals("before");
                         v.verdict = "violation:WaitsWithinDepth";
                         v.detail = "completed(buffer " + r + ") waited for a reply with " + held + " in flight, at depth "
-                                + DEPTH + (phase.equals("after") ? ", after idle()" : "") + ": a queue of depth " + DEPTH
+                                + DEPTH + (idled ? ", after idle()" : "") + ": a queue of depth " + DEPTH
                                 + " keeps up to " + DEPTH + " replies in flight without waiting"
-                                + (phase.equals("after") ? ", after the service thread has been idle too" : "");
+                                + (idled ? ", after the service thread has been idle too" : "");
                         v.ending.put("service thread", "waits in completed(buffer " + r + ")");
                         v.ending.put("writer", "holds every reply back (" + held + " within the depth)");
                         return v;
                     }
+                }
+                if (phase.equals("past")) {
+                    if (!waitsToBeTold(queue, service, serviceThread[0], sent, v)) {
+                        return v;
+                    }
+                    break;
                 }
                 for (int r = 0; r < sent.size(); r++) {
                     if (!sent.get(r).isDone()) {
@@ -62,21 +70,17 @@ public final class DepthProbe {
                         v.steps.add(new String[] {"writer", "send(reply " + r + ")", "reply " + r + " is out"});
                     }
                 }
-                if (phase.equals("before")) {
-                    v.steps.add(new String[] {"service thread", "idle()", "every reply is out"});
-                    Future<?> idle = service.submit(() -> {
-                        queue.idle();
-                        return null;
-                    });
-                    if (!returns(idle, serviceThread[0])) {
-                        v.verdict = "deadlock";
-                        v.detail = "the service thread waits in idle() although every reply is out";
-                        return v;
-                    }
+                // what is out goes back and none counts any more: the next phase starts from an idle queue
+                v.steps.add(new String[] {"service thread", "idle()", "every reply is out"});
+                Future<?> idle = service.submit(() -> {
+                    queue.idle();
+                    return null;
+                });
+                if (!returns(idle, serviceThread[0])) {
+                    v.verdict = "deadlock";
+                    v.detail = "the service thread waits in idle() although every reply is out";
+                    return v;
                 }
-            }
-            if (!waitsToBeTold(queue, service, serviceThread[0], sent, v)) {
-                return v;
             }
         } catch (java.util.concurrent.ExecutionException e) {
             v.verdict = "violation:NoException";
@@ -104,69 +108,47 @@ public final class DepthProbe {
      */
     private static boolean waitsToBeTold(CompletionQueue queue, ExecutorService service, Thread thread,
             List<CompletableFuture<Void>> sent, Verdict v) throws Exception {
-        v.steps.add(new String[] {"service thread", "idle()", "every reply is out"});
-        Future<?> idle = service.submit(() -> {  // as after the first phase: what is out goes back, none counts
-            queue.idle();
-            return null;
-        });
-        if (!returns(idle, thread)) {
-            v.verdict = "deadlock";
-            v.detail = "the service thread waits in idle() although every reply is out";
+        Future<?> call = handOver(queue, service, sent, v);
+        int r = sent.size() - 1;
+        try {
+            call.get(50, TimeUnit.MILLISECONDS);
+            return true;  // past its depth it did not wait: nothing to judge here
+        } catch (TimeoutException e) {
+            // waits for the oldest reply, as it may: how?
+        }
+        long before = wakeUps(thread);
+        int looks = 0, running = 0;
+        for (long until = System.nanoTime() + HOLD_MS * 1_000_000L; System.nanoTime() < until; looks++) {
+            running += thread.getState() == Thread.State.RUNNABLE ? 1 : 0;
+            Thread.sleep(5);
+        }
+        long woke = before < 0 ? -1 : wakeUps(thread) - before;
+        for (CompletableFuture<Void> f : sent) {
+            f.complete(null);
+        }
+        v.steps.add(new String[] {"writer", "send(every reply)", "after " + HOLD_MS + " ms"});
+        boolean returned;
+        try {
+            call.get(ReplyProbe.SPIN_MS, TimeUnit.MILLISECONDS);
+            returned = true;
+        } catch (TimeoutException e) {
+            returned = false;
+        }
+        if (woke > POLL_WAKES || running * 2 > looks) {
+            v.verdict = "violation:PollsForReply";
+            v.detail = "past its depth, completed(buffer " + r + ") waited for the oldest reply by looking again and "
+                    + "again: " + (woke > POLL_WAKES ? "the service thread woke " + woke + " times" : "it was running in "
+                    + running + " of " + looks + " looks") + " while the replies were held back for " + HOLD_MS
+                    + " ms. A thread that waits to be told (join() on the reply, or a monitor's wait) wakes once, "
+                    + "when the reply is out; a nap of a millisecond costs far more than a reply takes";
+            v.ending.put("service thread", "naps and looks in completed(buffer " + r + ")");
+            v.ending.put("writer", "holds every reply back for " + HOLD_MS + " ms");
             return false;
         }
-        for (int i = 0; i <= DEPTH; i++) {
-            Future<?> call = handOver(queue, service, sent, v);
-            int r = sent.size() - 1, held = held(sent);
-            if (i < DEPTH) {  // within the depth: as the phases above, no wait
-                if (!returns(call, thread)) {
-                    v.verdict = "violation:WaitsWithinDepth";
-                    v.detail = "completed(buffer " + r + ") waited for a reply with " + held + " in flight, at depth "
-                            + DEPTH + ": a queue of depth " + DEPTH + " keeps up to " + DEPTH + " replies in flight "
-                            + "without waiting";
-                    return false;
-                }
-                continue;
-            }
-            try {
-                call.get(50, TimeUnit.MILLISECONDS);
-                return true;  // past its depth it did not wait: nothing to judge here
-            } catch (TimeoutException e) {
-                // waits for the oldest reply, as it may: how?
-            }
-            long before = wakeUps(thread.getName());
-            int looks = 0, running = 0;
-            for (long until = System.nanoTime() + HOLD_MS * 1_000_000L; System.nanoTime() < until; looks++) {
-                running += thread.getState() == Thread.State.RUNNABLE ? 1 : 0;
-                Thread.sleep(5);
-            }
-            long woke = before < 0 ? -1 : wakeUps(thread.getName()) - before;
-            for (CompletableFuture<Void> f : sent) {
-                f.complete(null);
-            }
-            v.steps.add(new String[] {"writer", "send(every reply)", "after " + HOLD_MS + " ms"});
-            boolean returned;
-            try {
-                call.get(ReplyProbe.SPIN_MS, TimeUnit.MILLISECONDS);
-                returned = true;
-            } catch (TimeoutException e) {
-                returned = false;
-            }
-            if (woke > POLL_WAKES || running * 2 > looks) {
-                v.verdict = "violation:PollsForReply";
-                v.detail = "past its depth, completed(buffer " + r + ") waited for the oldest reply by looking again and "
-                        + "again: " + (woke > POLL_WAKES ? "the service thread woke " + woke + " times" : "it was running in "
-                        + running + " of " + looks + " looks") + " while the replies were held back for " + HOLD_MS
-                        + " ms. A thread that waits to be told (join() on the reply, or a monitor's wait) wakes once, "
-                        + "when the reply is out; a nap of a millisecond costs far more than a reply takes";
-                v.ending.put("service thread", "naps and looks in completed(buffer " + r + ")");
-                v.ending.put("writer", "holds every reply back for " + HOLD_MS + " ms");
-                return false;
-            }
-            if (!returned) {
-                v.verdict = "deadlock";
-                v.detail = "completed(buffer " + r + ") still waits although every reply is out";
-                return false;
-            }
+        if (!returned) {
+            v.verdict = "deadlock";
+            v.detail = "completed(buffer " + r + ") still waits although every reply is out";
+            return false;
         }
         return true;
     }
@@ -174,22 +156,18 @@ public final class DepthProbe {
     static final long HOLD_MS = 200;
     static final int POLL_WAKES = 20;  // a nap of a millisecond wakes ~200 times in HOLD_MS; get(50 ms) 4 times
 
-    /** The kernel's count of the times the named thread gave up its core and was woken (Linux); -1 where unknown. */
-    static long wakeUps(String name) {
-        String comm = name.length() > 15 ? name.substring(0, 15) : name;
-        try (java.nio.file.DirectoryStream<java.nio.file.Path> tasks =
-                java.nio.file.Files.newDirectoryStream(java.nio.file.Path.of("/proc/self/task"))) {
-            for (java.nio.file.Path task : tasks) {
-                if (java.nio.file.Files.readString(task.resolve("comm")).trim().equals(comm)) {
-                    for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")) {
-                            return Long.parseLong(line.split("\\s+")[1]);
-                        }
+    /** The kernel's count of the times the thread gave up its core and was woken (Linux); -1 where unknown. */
+    static long wakeUps(Thread thread) {
+        for (java.nio.file.Path task : PreThreaded.kernelTasks(List.of(thread))) {
+            try {
+                for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
+                    if (line.startsWith("voluntary_ctxt_switches:")) {
+                        return Long.parseLong(line.split("\\s+")[1]);
                     }
                 }
+            } catch (java.io.IOException | RuntimeException e) {
+                return -1;
             }
-        } catch (java.io.IOException | RuntimeException e) {
-            return -1;
         }
         return -1;
     }

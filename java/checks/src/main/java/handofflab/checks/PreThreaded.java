@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * How the checkers start and watch a pre-threaded run, as a pre-threaded server does: the workers
@@ -70,30 +73,47 @@ final class PreThreaded {
     static final int SAMPLES = 5;
 
     /**
-     * Some of the threads is running or waits for a core (Linux: state R in its /proc stat, found by its name, which
-     * the JVM gives the kernel's thread, cut to 15 characters); false where /proc is not there to ask, and the Java
-     * states decide alone. Only these threads: the JIT compiles for seconds while a class hangs.
+     * Some of the threads is running or waits for a core (Linux: state R in its /proc stat); false where /proc is not
+     * there to ask, and the Java states decide alone. Only these threads: the JIT compiles for seconds while a class
+     * hangs.
      */
     static boolean anyRunnable(List<Thread> threads) {
-        java.util.Set<String> names = new java.util.HashSet<>();
+        for (Path task : kernelTasks(threads)) {
+            try {
+                String stat = Files.readString(task.resolve("stat"));
+                if (stat.charAt(stat.lastIndexOf(')') + 2) == 'R') {
+                    return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                // the thread ended between the listing and the read: not runnable
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The kernel's folder (/proc/self/task/N) of each of these threads, found by the name the JVM gives the kernel's
+     * thread (its comm, the Java name cut to 15 characters); empty where /proc is not there to ask.
+     */
+    static List<Path> kernelTasks(List<Thread> threads) {
+        Set<String> names = new HashSet<>();
         for (Thread t : threads) {
             names.add(t.getName().length() > 15 ? t.getName().substring(0, 15) : t.getName());
         }
+        List<Path> found = new ArrayList<>();
         try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
             for (Path task : all) {
                 try {
-                    String stat = Files.readString(task.resolve("stat"));
-                    int close = stat.lastIndexOf(')');
-                    if (stat.charAt(close + 2) == 'R' && names.contains(stat.substring(stat.indexOf('(') + 1, close))) {
-                        return true;
+                    if (names.contains(Files.readString(task.resolve("comm")).strip())) {
+                        found.add(task);
                     }
                 } catch (IOException | RuntimeException e) {
-                    // the thread ended between the listing and the read: not runnable
+                    // the thread ended between the listing and the read
                 }
             }
         } catch (IOException | RuntimeException e) {
-            return false;
+            return List.of();
         }
-        return false;
+        return found;
     }
 }

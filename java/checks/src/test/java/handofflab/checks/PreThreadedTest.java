@@ -1,5 +1,6 @@
 package handofflab.checks;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -38,6 +39,50 @@ class PreThreadedTest {
     @Test
     void threadsWaitingForEverAreStuckAndNotRunnable() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "Linux only: the kernel's view of a thread is /proc");
+        Thread waiter = waitingForEver("waiter-probe");
+        try {
+            assertTrue(PreThreaded.allParked(List.of(waiter)));
+            assertFalse(PreThreaded.anyRunnable(List.of(waiter)), "a thread in wait() sleeps in the kernel: S");
+            assertTrue(PreThreaded.stuck(List.of(waiter)));
+        } finally {
+            waiter.interrupt();
+            waiter.join();
+        }
+    }
+
+    @Test
+    void aLongNameIsFoundAsTheKernelCutsItAndANapperWakesOftenWhereAWaiterDoesNot() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "Linux only: the kernel's view of a thread is /proc");
+        AtomicBoolean go = new AtomicBoolean(true);
+        Thread napper = new Thread(() -> {
+            while (go.get()) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "a-napper-with-a-name-longer-than-fifteen");
+        napper.start();
+        Thread waiter = waitingForEver("a-waiter-with-a-name-longer-than-fifteen");
+        try {
+            assertEquals(1, PreThreaded.kernelTasks(List.of(napper)).size(), "found by its first 15 characters");
+            long napperBefore = DepthProbe.wakeUps(napper), waiterBefore = DepthProbe.wakeUps(waiter);
+            Thread.sleep(200);
+            long napped = DepthProbe.wakeUps(napper) - napperBefore, waited = DepthProbe.wakeUps(waiter) - waiterBefore;
+            // ~200 naps in 200 ms on a quiet machine; a busy one delays each wake-up, so far fewer, never as few as 20
+            assertTrue(napped > DepthProbe.POLL_WAKES, "a 1 ms napper woke only " + napped + " times in 200 ms");
+            assertTrue(waited <= 1, "a thread in wait() woke " + waited + " times while nobody notified it");
+        } finally {
+            go.set(false);
+            napper.join();
+            waiter.interrupt();
+            waiter.join();
+        }
+    }
+
+    /** A thread in wait() that nobody notifies, returned once Java shows it WAITING (interrupt it to end it). */
+    private static Thread waitingForEver(String name) throws InterruptedException {
         Object never = new Object();
         Thread waiter = new Thread(() -> {
             synchronized (never) {
@@ -47,18 +92,11 @@ class PreThreadedTest {
                     Thread.currentThread().interrupt();
                 }
             }
-        }, "waiter-probe");
+        }, name);
         waiter.start();
-        try {
-            for (int i = 0; i < 20_000 && waiter.getState() != Thread.State.WAITING; i++) {
-                Thread.sleep(1);
-            }
-            assertTrue(PreThreaded.allParked(List.of(waiter)));
-            assertFalse(PreThreaded.anyRunnable(List.of(waiter)), "a thread in wait() sleeps in the kernel: S");
-            assertTrue(PreThreaded.stuck(List.of(waiter)));
-        } finally {
-            waiter.interrupt();
-            waiter.join();
+        for (int i = 0; i < 20_000 && waiter.getState() != Thread.State.WAITING; i++) {
+            Thread.sleep(1);
         }
+        return waiter;
     }
 }
