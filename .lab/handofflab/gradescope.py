@@ -51,16 +51,30 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
         weak = "--allow-weak-isolation" if allow_weak_isolation else ""
         for name, text in (("setup.sh", SETUP.format(lab=lab, allow_weak="yes" if weak else "no", weak_flag=weak)),
                            ("run_autograder", RUN.format(lab=lab, weak_flag=weak))):
-            info = zipfile.ZipInfo(name)
-            info.external_attr = 0o100755 << 16  # executable, as Gradescope requires
-            z.writestr(info, text)
+            z.writestr(_entry(name, 0o755), text)  # executable, as Gradescope requires
         # the marks setup.sh must see the grader give the lab's starter (grading/tests/ stays out of the zip)
-        z.writestr("known-marks.json", json.dumps({"submission": f"labs/{lab}/starter",
-                                                   "marks": verify.sample_marks()[lab]["starter"]}))
+        z.writestr(_entry("known-marks.json", 0o644), json.dumps({"submission": f"labs/{lab}/starter",
+                                                                 "marks": verify.sample_marks()[lab]["starter"]}))
         with zipfile.ZipFile(io.BytesIO(archive.stdout)) as kit:
             for info in kit.infolist():
                 if not info.filename.removeprefix("kit/").startswith(EXCLUDED):
-                    z.writestr(info, kit.read(info))
+                    mode = info.external_attr >> 16
+                    if mode & 0o170000 == 0o120000:  # a symbolic link stays one
+                        z.writestr(info, kit.read(info))
+                        continue
+                    executable = info.is_dir() or mode & 0o111
+                    z.writestr(_entry(info.filename, 0o755 if executable else 0o644, info.date_time), kit.read(info))
     ok(f"{target} (the kit at {head.stdout.strip()}): upload it as the autograder of the Gradescope "
        f"assignment; students submit {rubric.file}")
     return target
+
+
+def _entry(name: str, mode: int, date_time=(1980, 1, 1, 0, 0, 0)) -> zipfile.ZipInfo:
+    """An entry that unzip restores readable by everyone: the grader's sandbox reads the kit (the public tests) as a
+    uid of its own. git archive and zipfile leave a plain file's mode out or at 0600, and a kit unpacked so on
+    Gradescope failed its own setup check (every public test "did not compile": error reading the file)."""
+    info = zipfile.ZipInfo(name, date_time)
+    info.create_system = 3  # Unix: unzip applies the mode below
+    info.external_attr = ((0o040000 if name.endswith("/") else 0o100000) | mode) << 16 | (0x10 if name.endswith("/") else 0)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info

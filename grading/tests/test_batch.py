@@ -110,8 +110,13 @@ def test_the_gradescope_zip_runs_this_grader(tmp_path):
         # Gradescope's Ubuntu 22.04 has python3 3.10: the kit's 3.11 comes as python3.11, and the
         # container's isolation is checked at setup, not at the first submission
         assert "python3.11 python3.11-venv" in setup and "./lab grade-isolation" in setup
-        for script in ("setup.sh", "run_autograder"):
+        for script in ("setup.sh", "run_autograder", "kit/lab"):
             assert (f.getinfo(script).external_attr >> 16) & 0o111, f"{script} is not executable"
+        # unzip restores these modes, and the grader's sandbox reads the kit as another uid: a public test stored
+        # 0600 once failed to compile for every submission (and setup.sh's own check of the grader)
+        private = [i.filename for i in f.infolist() if (i.external_attr >> 16) & (0o555 if i.is_dir() else 0o444)
+                   != (0o555 if i.is_dir() else 0o444)]
+        assert not private, f"stored unreadable by others: {private[:5]}"
         f.extractall(tmp_path / "source")
     for script in ("setup.sh", "run_autograder"):
         assert subprocess.run(["bash", "-n", str(tmp_path / "source" / script)]).returncode == 0

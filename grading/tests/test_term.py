@@ -131,11 +131,7 @@ def test_a_term_from_release_to_gradebook_and_gradescope(copy, in_copy, tmp_path
 
     # the same zips through the exported autograder, built and run as Gradescope does
     root = tmp_path / "autograder"
-    with zipfile.ZipFile(gradescope.export("buffer")) as z:
-        z.extractall(root / "source")
-    for script in ("setup.sh", "run_autograder"):
-        (root / "source" / script).chmod(0o755)  # zipfile does not restore modes; Gradescope does
-    (root / "source" / "kit" / "lab").chmod(0o755)
+    _unzip(gradescope.export("buffer"), root / "source")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HANDOFFLAB_", "PYTEST", "VIRTUAL_ENV"))}
     env |= {"AUTOGRADER_ROOT": str(root), "PATH": os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
                                                                     if ".venv" not in p)}
@@ -154,6 +150,17 @@ def test_a_term_from_release_to_gradebook_and_gradescope(copy, in_copy, tmp_path
         results = json.loads((root / "results" / "results.json").read_text())
         assert [t["score"] for t in results["tests"]] == expected[work], (name, results["output"])
         assert results["score"] == float(rows[f"{name}.zip"]["score"])  # Gradescope and the gradebook agree
+
+
+def _unzip(zip_path: Path, to: Path) -> None:
+    """As unzip (and Gradescope) unpack it: with each entry's stored mode, so that a file the zip keeps private
+    stays private here and the sandbox's uid fails to read it as it would there (zipfile's own extractall drops
+    modes, which once hid exactly that)."""
+    with zipfile.ZipFile(zip_path) as z:
+        z.extractall(to)
+        for info in z.infolist():
+            if info.external_attr >> 16:
+                (to / info.filename).chmod((info.external_attr >> 16) & 0o7777)
 
 
 def test_setup_fails_when_the_grader_gives_other_marks(tmp_path):

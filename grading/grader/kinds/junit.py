@@ -2,6 +2,7 @@
 and run by JUnit's console launcher; a test scores when its method passed."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from grader import budgets, tools
@@ -25,7 +26,11 @@ def score(ctx: Context) -> None:
 def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tuple[bool, str]]:
     """Compile the lab's public tests against the submission and run them
     with JUnit's console launcher; read its XML report."""
-    tests_src = sorted((paths.LABS / rubric.lab / "public").glob("*.java"))
+    # copied into the grading's own folder, which the sandbox's uid is given: the kit's copy may be private to
+    # whoever unpacked it (a zip that stored 0600 made every public test "not compile" on Gradescope)
+    (tmp / "public-tests").mkdir()
+    tests_src = [Path(shutil.copy(f, tmp / "public-tests" / f.name))
+                 for f in sorted((paths.LABS / rubric.lab / "public").glob("*.java"))]
     cp = javabuild.classpath("checks")
     test_classes = tmp / "test-classes"
     test_classes.mkdir()
