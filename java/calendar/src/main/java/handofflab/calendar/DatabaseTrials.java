@@ -161,6 +161,7 @@ public final class DatabaseTrials {
                     }
                     throw new AssertionError("deadlock after " + done.get() + " requests:" + who);
                 }
+                keptByAnEndedThread(jvm, threads, done.get());
             }
         }
         if (!failures.isEmpty()) {
@@ -189,6 +190,27 @@ public final class DatabaseTrials {
                     : " is no member of group " + j.get(0) + ", though the join returned OK and the user is there"));
         }
         return done.get() + " requests: " + new java.util.TreeMap<>(outcomes) + "; now " + db.counts();
+    }
+
+    /**
+     * A request thread that waits for a lock whose owner has ended waits for ever, and it is no cycle for
+     * findDeadlockedThreads: a request returned without its unlock (a refusal that keeps its lock). Said at once,
+     * not after the test's time limit, which a JVM of tests shares with the tests that are scored.
+     */
+    private static void keptByAnEndedThread(java.lang.management.ThreadMXBean jvm, List<Thread> threads, int done) {
+        for (Thread t : threads) {
+            java.lang.management.ThreadInfo i = t.isAlive() ? jvm.getThreadInfo(t.getId()) : null;
+            if (i == null || i.getLockOwnerId() == -1) {
+                continue;
+            }
+            for (Thread owner : threads) {
+                if (owner.getId() == i.getLockOwnerId() && !owner.isAlive()) {
+                    throw new AssertionError("after " + done + " requests " + t.getName() + " waits for "
+                            + StoreTrials.lockName(i.getLockInfo()) + " held by " + owner.getName() + ", which has ended:"
+                            + " a request returned without releasing its lock (unlock in a finally, on every way out)");
+                }
+            }
+        }
     }
 
     /** The id of the user or group that owns calendar {@code c}, if the calendar is there now. */
