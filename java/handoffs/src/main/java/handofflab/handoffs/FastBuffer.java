@@ -20,21 +20,25 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * registrations. Both are volatile, so one of the two sees the other's write. Registering after the look is
  * {@link LateWaiterBuffer}. Before it sleeps, a thread looks {@link #YIELDS} times, giving its core away in between:
  * sleeping and waking cost a system call each, and on two cores the connection is often a few microseconds away.
+ *
+ * <p><b>One cache line each.</b> The acceptor writes {@code putIndex} on every put and the workers write
+ * {@code takeAt} on every take. Side by side in one 64-byte line, each write takes the line from the other core, and
+ * every put and take waits for it ("false sharing"). The superclasses below keep each index 128 bytes from anything
+ * else, as JCTools' queues do: measured, this doubled items per microsecond with one worker (the book's fast
+ * chapter). A JVM lays out a superclass's fields before a subclass's, so the padding holds; FastBufferTest reads the
+ * offsets.
  * TLA+: {@code specs/FastBuffer.tla}.
  */
-public class FastBuffer<T> implements Handoff<T> {
+public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> {
     /** Looks before a thread sleeps, each after a {@link Thread#yield}: of 0, 3, 5 and 50, measured on 2 cores, 50 was
      *  the only count well above ArrayBlockingQueue with four workers (the book's fast chapter). */
     static final int YIELDS = 50;
 
     private final AtomicReferenceArray<T> ring;
-    private volatile long putIndex;  // written by the acceptor alone, after its store
-    private volatile long takeAt;  // the workers' index, moved by compare-and-set (TAKE_AT)
     // A field updater, not an AtomicLong: jpf-core's model of AtomicLong has no compareAndSet, so JPF could not run
     // this class (NoSuchMethodError); its model of the updater has
-    @SuppressWarnings("rawtypes")
-    private static final AtomicLongFieldUpdater<FastBuffer> TAKE_AT = AtomicLongFieldUpdater.newUpdater(FastBuffer.class,
-            "takeAt");
+    private static final AtomicLongFieldUpdater<FastBufferTakeAt> TAKE_AT =
+            AtomicLongFieldUpdater.newUpdater(FastBufferTakeAt.class, "takeAt");
     volatile int workersWaiting;  // written under this monitor
     volatile boolean acceptorWaiting;  // written under this monitor
     private final boolean registerFirst;
@@ -147,3 +151,26 @@ public class FastBuffer<T> implements Handoff<T> {
     }
     // ANCHOR_END: wait
 }
+
+// ANCHOR: padding
+// FastBuffer's two indexes, each between 128 bytes of padding (16 longs): see "One cache line each" above.
+abstract class FastBufferPadBeforePut {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+abstract class FastBufferPutIndex extends FastBufferPadBeforePut {
+    volatile long putIndex;  // written by the acceptor alone, after its store
+}
+
+abstract class FastBufferPadBeforeTake extends FastBufferPutIndex {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+}
+
+abstract class FastBufferTakeAt extends FastBufferPadBeforeTake {
+    volatile long takeAt;  // the workers' index, moved by compare-and-set (FastBuffer.TAKE_AT)
+}
+
+abstract class FastBufferPadAfterTake extends FastBufferTakeAt {
+    long r00, r01, r02, r03, r04, r05, r06, r07, r08, r09, r10, r11, r12, r13, r14, r15;
+}
+// ANCHOR_END: padding

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -67,5 +71,36 @@ class FastBufferTest {
     void aRingWithNoPlaceIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new FastBuffer<Integer>(0));
         assertTrue(e.getMessage().contains("at least one place"), e.getMessage());
+    }
+
+    /** The padding that doubled the one-worker throughput holds only if the JVM keeps it: read the field offsets. */
+    @Test
+    void eachIndexIsOnACacheLineOfItsOwn() throws Exception {
+        Field theUnsafe = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+        theUnsafe.setAccessible(true);
+        sun.misc.Unsafe unsafe = (sun.misc.Unsafe) theUnsafe.get(null);
+        List<Field> fields = new ArrayList<>();
+        for (Class<?> c = FastBuffer.class; c != Object.class; c = c.getSuperclass()) {
+            for (Field f : c.getDeclaredFields()) {
+                if (!Modifier.isStatic(f.getModifiers())) {
+                    fields.add(f);
+                }
+            }
+        }
+        long put = unsafe.objectFieldOffset(FastBufferPutIndex.class.getDeclaredField("putIndex"));
+        long take = unsafe.objectFieldOffset(FastBufferTakeAt.class.getDeclaredField("takeAt"));
+        long last = 0;
+        for (Field f : fields) {
+            long at = unsafe.objectFieldOffset(f);
+            last = Math.max(last, at);
+            boolean padding = f.getDeclaringClass().getSimpleName().startsWith("FastBufferPad");
+            if (!padding && at != put && at != take) {
+                assertTrue(Math.abs(at - put) >= 128 && Math.abs(at - take) >= 128, f.getName() + " at offset " + at
+                        + " shares 128 bytes with putIndex (" + put + ") or takeAt (" + take + ")");
+            }
+        }
+        assertTrue(take - put >= 128, "putIndex at " + put + ", takeAt at " + take + ": closer than 128 bytes");
+        assertTrue(put >= 128 && last - take >= 120, "the padding before putIndex (" + put + ") or after takeAt (the "
+                + "last field at " + last + ", takeAt at " + take + ") is less than 128 bytes");
     }
 }
