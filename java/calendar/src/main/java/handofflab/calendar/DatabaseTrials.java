@@ -197,7 +197,7 @@ public final class DatabaseTrials {
      * findDeadlockedThreads: a request returned without its unlock (a refusal that keeps its lock). Said at once,
      * not after the test's time limit, which a JVM of tests shares with the tests that are scored.
      */
-    private static void keptByAnEndedThread(java.lang.management.ThreadMXBean jvm, List<Thread> threads, int done) {
+    static void keptByAnEndedThread(java.lang.management.ThreadMXBean jvm, List<Thread> threads, int done) {
         for (Thread t : threads) {
             java.lang.management.ThreadInfo i = t.isAlive() ? jvm.getThreadInfo(t.getId()) : null;
             if (i == null || i.getLockOwnerId() == -1) {

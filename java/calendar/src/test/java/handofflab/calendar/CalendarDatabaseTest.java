@@ -3,11 +3,14 @@ package handofflab.calendar;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import handofflab.calendar.Events.Outcome;
 import java.nio.file.Files;
+import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -78,6 +81,64 @@ class CalendarDatabaseTest {
             // the races the trial is for must have happened: refusals are requests that met a delete
             assertTrue(how.contains("join DELETED") && how.contains("addEvent DELETED"), how);
         }
+    }
+
+    /** The database lab's keeps_lock slip: a join refused for a deleted user returns holding the user's lock. */
+    static final class KeepsLockOnRefusal extends CalendarDatabase {
+        KeepsLockOnRefusal(Path root) throws IOException {
+            super(root, "LazyList");
+        }
+
+        @Override
+        public Outcome join(int group, int user) throws IOException {
+            EventFolder.Entry u = userEntry(user);
+            if (u != null && !isCommitted(u)) {
+                u.lock.lock();
+                if (!isCommitted(u)) {
+                    return Outcome.DELETED;  // the slip: no unlock on this way out
+                }
+                u.lock.unlock();
+            }
+            return super.join(group, user);
+        }
+    }
+
+    /**
+     * A refusal that keeps its lock stops the trial with the lock named, soon: as a cycle when two kept locks cross
+     * (the JVM's deadlock detection), or as a lock held by a request thread that has ended (no cycle, so the trial's
+     * own check, below). Either way not after the time limit that a lab's public test shares with the scored tests;
+     * the 60 s bound only stops a trial that missed it from hanging the build.
+     */
+    @Test
+    void aRefusalThatKeepsItsLockIsNamedSoon(@TempDir Path root) throws Exception {
+        try (CalendarDatabase db = new KeepsLockOnRefusal(root)) {
+            AssertionError e = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                    () -> assertThrows(AssertionError.class, () -> DatabaseTrials.concurrent(db, 10_000, 3)),
+                    "the trial waited on a kept lock instead of naming it");
+            assertTrue(e.getMessage().contains("waits for") && e.getMessage().contains("held by"), e.getMessage());
+            System.out.println("KeepsLockOnRefusal: " + e.getMessage());
+        }
+    }
+
+    /** The check for a lock whose owner has ended, on its own: the JVM sees no cycle there, so only it can say. */
+    @Test
+    void aLockKeptByAnEndedThreadIsNamed() throws Exception {
+        java.util.concurrent.locks.ReentrantLock kept = new java.util.concurrent.locks.ReentrantLock();
+        Thread owner = new Thread(kept::lock, "request-thread-0");
+        owner.start();
+        owner.join();
+        Thread waiter = new Thread(kept::lock, "request-thread-1");
+        waiter.setDaemon(true);  // it waits for ever: the test's JVM must not wait for it
+        waiter.start();
+        while (waiter.getState() != Thread.State.WAITING) {  // parked on the lock: no clock decides
+            Thread.sleep(1);
+        }
+        java.lang.management.ThreadMXBean jvm = java.lang.management.ManagementFactory.getThreadMXBean();
+        AssertionError e = assertThrows(AssertionError.class,
+                () -> DatabaseTrials.keptByAnEndedThread(jvm, List.of(owner, waiter), 7));
+        assertTrue(e.getMessage().contains("after 7 requests request-thread-1 waits for")
+                && e.getMessage().contains("held by request-thread-0, which has ended"), e.getMessage());
+        DatabaseTrials.keptByAnEndedThread(jvm, List.of(waiter), 7);  // an owner that is not a request thread: not said
     }
 
     @Test
