@@ -38,6 +38,10 @@ def build(force: bool = False) -> None:
 
 def classpath(module: str = "checks") -> str:
     build()
+    return _classpath(module)
+
+
+def _classpath(module: str) -> str:
     target = paths.JAVA / module / "target"
     deps = (target / "classpath.txt").read_text().strip()
     return f"{target / 'classes'}:{deps}" if deps else str(target / "classes")
@@ -48,4 +52,18 @@ def submission_classpath() -> str:
     calendar store (EventFolder) and the DHT (CompletionQueue); what it may use of them is its lab's
     API profile's to say."""
     build()
+    return _submission_classpath()
+
+
+def _submission_classpath() -> str:
     return ":".join(str(next((paths.JAVA / m / "target").glob(f"{m}-*.jar"))) for m in ("handoffs", "calendar", "dht"))
+
+
+def sandbox_reads(build_first: bool = True) -> list[Path]:
+    """What a grading's sandboxed runs read of the kit's Java: each class path the grader runs with, and the jars a
+    submission compiles against (sandbox.unreadable checks that its uid can). `./lab doctor` never builds: it
+    passes build_first=False once the kit is built."""
+    if build_first:
+        build()
+    paths_ = [*(_classpath(m) for m in ("checks", "dht", "servers")), _submission_classpath()]
+    return list(dict.fromkeys(Path(e) for cp in paths_ for e in cp.split(":") if e))

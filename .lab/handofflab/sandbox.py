@@ -152,7 +152,8 @@ def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
     # when it lives in one (a fresh clone in /tmp, as CI makes).
     keep = [work] + [paths.ROOT for m in (*MASKED, STAGE) if paths.ROOT.is_relative_to(m)]
     q = shlex.quote
-    lines = ["set -e", "mount --make-rprivate /",            # nothing done here reaches the host
+    lines = ["set -e", "umask 022",  # the folders made below must be passable by the uid, whatever the grader's umask
+             "mount --make-rprivate /",            # nothing done here reaches the host
              "ip link set lo up",
              f"mount -t tmpfs -o mode=755,size=1m none {STAGE}"]   # host services' sockets and locks: gone
     for i, k in enumerate(keep):
@@ -184,6 +185,40 @@ def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
     lines.append(f'exec setpriv --reuid={uid} --regid={uid} --clear-groups '
                  f'--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"')
     return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "sandbox", *cmd]
+
+
+def unreadable(entries: list[Path], limit: int = 5) -> list[str]:
+    """What a grading's uid, a user of its own, could not read of these files and folders: a file needs o+r, a
+    folder o+rx (and so does all that is in it), every folder above o+x. A kit built under umask 077 leaves its
+    jars private to root, and then every submission 'does not compile'. The home folder is the one exception,
+    for ~/.m2: the jail replaces a private home with an open one around it."""
+    home, found, seen = Path.home(), [], set()
+
+    def check(path: Path, need: int, what: str) -> None:
+        if path in seen or len(found) >= limit:
+            return
+        seen.add(path)
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            return  # not there: nothing to read
+        if mode & need != need:
+            found.append(f"{path} ({what}: mode {mode & 0o777:o})")
+
+    for entry in entries:
+        for parent in entry.parents:
+            if parent != home or not entry.is_relative_to(home / ".m2"):
+                check(parent, 0o001, "a folder the way passes through")
+        if entry.is_dir():
+            check(entry, 0o005, "a folder")
+            for folder, dirs, files in os.walk(entry):
+                for d in dirs:
+                    check(Path(folder) / d, 0o005, "a folder")
+                for f in files:
+                    check(Path(folder) / f, 0o004, "a file")
+        else:
+            check(entry, 0o004, "a file")
+    return found
 
 
 def prepare(work: Path, uid: int) -> None:

@@ -236,11 +236,22 @@ def doctor() -> list[ToolStatus]:
                            if full else None, True,
                            "" if full else f"limits only — {sandbox.ISOLATION}; `./lab grade` refuses to grade "
                            "here unless given --allow-weak-isolation", True))
+    from handofflab import javabuild
+    if full and javabuild.STAMP.exists():  # built: the sandbox's uid must read what it runs (never built from here)
+        try:
+            private = sandbox.unreadable(javabuild.sandbox_reads(build_first=False))
+        except (OSError, StopIteration):  # a module's target/ gone since the last build
+            private = ["java/*/target (half removed: ./lab check java builds it again)"]
+        rows.append(ToolStatus("kit readable by the sandbox", "each grading runs as a user of its own",
+                               None if private else "java/ and ~/.m2 readable by all", not private,
+                               "" if not private else "cannot read " + "; ".join(private[:2]) + ". Fix: " +
+                               "chmod -R o+rX java ~/.m2/repository, and run the kit with umask 022"))
     from handofflab import release
     if release.student_copy() is not None:
         # a student copy builds no book (it holds it as HTML) and runs no JPF: it needs the JDK, Maven, Python, the
         # sandbox, and TLC, which `./lab` fetches from Maven Central the first time a check needs it
-        rows = [r for r in rows if r.name in ("java", "mvn", "python", "TLC", "grader sandbox")]
+        rows = [r for r in rows if r.name in ("java", "mvn", "python", "TLC", "grader sandbox",
+                                              "kit readable by the sandbox")]
         for r in rows:
             if r.name == "TLC" and not r.version:
                 r.ok, r.optional, r.fix = True, True, "fetched on first use, or now: ./lab check specs NotifyBuffer"

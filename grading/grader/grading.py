@@ -15,12 +15,25 @@ from grader.context import Context
 from grader.jail import Jail
 from grader.results import Grade, TestResult
 from grader.rubric import Rubric
-from handofflab import paths, sandbox
+from handofflab import javabuild, paths, sandbox
 from handofflab.console import LabError
 
 
 class WeakIsolation(LabError):
     """The host cannot isolate submitted code fully and the instructor did not allow less."""
+
+
+PRIVATE_KIT_FIX = ("let every user read the kit's Java and Maven's jars: chmod -R o+rX java ~/.m2/repository "
+                   "(made under umask 077, they are private to you); run the kit with umask 022 from then on")
+
+
+def _kit_readable_by_the_sandbox() -> None:
+    """Each grading's runs are a user of their own: a kit they cannot read would grade every submission as one that
+    'does not compile'. Said before grading, by name."""
+    private = sandbox.unreadable(javabuild.sandbox_reads())
+    if private:
+        raise LabError("the grader's sandbox runs each submission as a user of its own, who cannot read these files "
+                       "of the kit:\n  " + "\n  ".join(private), PRIVATE_KIT_FIX)
 
 
 def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
@@ -41,6 +54,8 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
         raise WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
                             "grade as root on a host that allows namespaces (CI, a grading server), or pass "
                             "--allow-weak-isolation to grade anyway; every report will then say so")
+    if sandbox.ISOLATION == "full":
+        _kit_readable_by_the_sandbox()
     out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.stem
     g = Grade(lab, str(submission), isolation=sandbox.ISOLATION)
     g.tests = [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests]

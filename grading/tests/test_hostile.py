@@ -348,3 +348,44 @@ def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, und
         assert seen["where"] == re.search(r"^WORK (.*)$", run.stdout, re.M).group(1), run.stdout
     finally:
         shutil.rmtree(kit, ignore_errors=True)
+
+
+def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
+    """A kit built under umask 077 leaves its jars private to root; each grading runs as a uid of its own, so
+    every submission then 'did not compile'. sandbox.unreadable names such files, folders and the folders above."""
+    import tempfile
+    base = Path(tempfile.mkdtemp(prefix="handofflab-modes-"))  # under /tmp, not pytest's folder (private to root)
+    try:
+        base.chmod(0o755)
+        (base / "open").mkdir(mode=0o755)
+        (base / "open" / "a.jar").write_text("x")
+        (base / "open" / "a.jar").chmod(0o644)
+        (base / "open" / "classes").mkdir(mode=0o755)
+        (base / "open" / "classes" / "A.class").write_text("x")
+        (base / "open" / "classes" / "A.class").chmod(0o644)
+        assert sandbox.unreadable([base / "open" / "a.jar", base / "open" / "classes"]) == []
+        (base / "open" / "classes" / "A.class").chmod(0o600)
+        (base / "open" / "a.jar").chmod(0o600)
+        (base / "shut").mkdir(mode=0o700)
+        (base / "shut" / "b.jar").write_text("x")
+        found = sandbox.unreadable([base / "open" / "a.jar", base / "open" / "classes", base / "shut" / "b.jar"])
+        assert found == [f"{base / 'open' / 'a.jar'} (a file: mode 600)",
+                         f"{base / 'open' / 'classes' / 'A.class'} (a file: mode 600)",
+                         f"{base / 'shut'} (a folder the way passes through: mode 700)"], found
+    finally:
+        shutil.rmtree(base)
+
+
+@pytest.mark.skipif(sandbox.ISOLATION != "full", reason="only a grader with a uid per grading needs a readable kit")
+def test_a_kit_the_sandbox_cannot_read_is_refused_before_grading_by_name(tmp_path, monkeypatch):
+    from handofflab import javabuild
+    from handofflab.console import LabError
+    private = tmp_path / "handoffs-1.0.jar"  # pytest's folder is private to root: the way to it is named too
+    private.write_text("x")
+    private.chmod(0o600)
+    monkeypatch.setattr(javabuild, "sandbox_reads", lambda build_first=True: [private])
+    with pytest.raises(LabError) as e:
+        grader.grade("buffer", paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct", tmp_path / "out",
+                     rubric=LIGHT)
+    assert "cannot read these files of the kit" in str(e.value) and str(private) in str(e.value)
+    assert "chmod -R o+rX" in e.value.fix and not (tmp_path / "out" / "results.json").exists()
