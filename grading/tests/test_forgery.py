@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import allowlist, paths, sandbox
+from handofflab import allowlist, javacheck, paths, sandbox
 from handofflab.console import LabError
 
 sys.path.insert(0, str(Path(__file__).parent))  # ./lab test imports test files by path (importlib mode)
@@ -409,18 +409,15 @@ def test_a_stress_run_starved_by_other_work_is_pending_and_a_slow_or_greedy_clas
     """Who kept a stress run from finishing a trial: its threads waited for a core longer than they ran while the
     checker's JVM used little of the machine (other work took the cores: pending); a class that sleeps is never
     waiting for a core (its own slowness: a failure); one whose own threads eat every core starved itself."""
-    from grader.kinds import checker as checker_kind
-
     def stats(ran, waited, cpu, wall=10.0, cores=2):
-        return {"stats": {"trial_cpu_s": ran, "trial_runqueue_s": waited, "process_cpu_s": cpu, "wall_s": wall,
-                          "cores": cores}}
-    assert checker_kind._starved(stats(ran=5.0, waited=16.8, cpu=12.6, wall=11.2))  # measured beside 5 busy loops
-    assert not checker_kind._starved(stats(ran=0.3, waited=0.01, cpu=1.0))      # a put that sleeps 1 ms
-    assert not checker_kind._starved(stats(ran=0.2, waited=0.4, cpu=0.3, wall=1.5))  # the same, in a CI run
-    assert not checker_kind._starved(stats(ran=0.5, waited=0.8, cpu=0.9, wall=7.0))  # a put that naps, in CI
-    assert not checker_kind._starved(stats(ran=5.0, waited=12.0, cpu=19.5))     # its own spinning threads
-    assert not checker_kind._starved(stats(ran=0, waited=0, cpu=0))             # not Linux: not known, not pending
-    assert not checker_kind._starved({})
+        return {"trial_cpu_s": ran, "trial_runqueue_s": waited, "process_cpu_s": cpu, "wall_s": wall, "cores": cores}
+    assert javacheck.starved(stats(ran=5.0, waited=16.8, cpu=12.6, wall=11.2))  # measured beside 5 busy loops
+    assert not javacheck.starved(stats(ran=0.3, waited=0.01, cpu=1.0))      # a put that sleeps 1 ms
+    assert not javacheck.starved(stats(ran=0.2, waited=0.4, cpu=0.3, wall=1.5))  # the same, in a CI run
+    assert not javacheck.starved(stats(ran=0.5, waited=0.8, cpu=0.9, wall=7.0))  # a put that naps, in CI
+    assert not javacheck.starved(stats(ran=5.0, waited=12.0, cpu=19.5))     # its own spinning threads
+    assert not javacheck.starved(stats(ran=0, waited=0, cpu=0))             # not Linux: not known, not pending
+    assert not javacheck.starved({})
 
 
 def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):

@@ -23,6 +23,10 @@ DRAWN = set(book.included("java"))
 def test_the_checker_gives_the_catalogued_verdict(variant, checker):
     """One (variant, checker) per test, so a failure names its pair and -k selects it."""
     o = javacheck.check_pair(variant, checker)
+    if o.got == "incomplete" and javacheck.starved(o.stats):  # the grader's rule: not graded, regrade
+        pytest.skip(f"{checker} on {variant.java_class}: no verdict twice, its threads starved by other work on this "
+                    f"machine (waited {o.stats.get('trial_runqueue_s', 0):.1f} s for a core against "
+                    f"{o.stats.get('trial_cpu_s', 0):.1f} s on one): {o.detail}")
     assert (o.got, o.detail) and o.got == o.expected, f"{checker} on {variant.java_class}: {o.got} ({o.detail})"
     if o.got != "pass":  # a catch leaves a swimlane with its steps
         lane = javacheck.Swimlane.from_json((javacheck.OUT / f"{variant.name}.{checker}.json").read_text())

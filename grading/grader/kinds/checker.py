@@ -137,7 +137,7 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
             f"Not graded: the {checker} check ran past {budgets.TEST_SECONDS} s and then {2 * budgets.TEST_SECONDS} s without a "
             f"verdict, and so did the kit's own {like.java_class} checked the same way: the grading machine was too busy. "
             f"Your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
-    if kit and not _starved(verdict):
+    if kit and not javacheck.starved(verdict.get("stats", {})):
         return {}, (f"Your {cls.rpartition('.')[2]} is too slow for the {checker} check: it finished no trial, twice "
                     f"(the second time with {2 * seconds:g} s): {verdict['detail']}. The kit's {like.java_class}, "
                     f"checked the same way right after, finished its trials in {kit:.0f} s. A handoff passes each "
@@ -155,19 +155,6 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
         f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
         f"{verdict['detail']}, and the kit's own {like.java_class} could not finish either: the grading machine was "
         "too busy. Your instructor will regrade.")
-
-
-def _starved(verdict: dict) -> bool:
-    """Whether a stress run that finished no trial was starved by other work on the machine, not slow by itself:
-    its trial threads stood in the run queue, waiting for a CPU (Linux's schedstat), longer than the whole run
-    lasted (more than one of them at every moment, on average) and longer than they ran, while the checker's
-    JVM as a whole used under three quarters of the machine's cores. A class that sleeps is runnable only as it
-    wakes, at most one thread at a time, so it never qualifies (a put that sleeps 1 ms, in a CI run: 0.4 s
-    waiting in a 1.5 s run); one that eats the cores with threads of its own used them itself."""
-    st = verdict.get("stats", {})
-    ran, waited = st.get("trial_cpu_s", 0), st.get("trial_runqueue_s", 0)
-    cpu, wall, cores = st.get("process_cpu_s", 0), st.get("wall_s", 0), st.get("cores", 0)
-    return bool(ran and wall and cores) and waited > max(ran, wall) and cpu < 0.75 * cores * wall
 
 
 # Lincheck's model checker lets a timed wait return at any moment, so a correct `while (full) wait(100);` is a

@@ -232,8 +232,12 @@ public final class StressCheck {
             for (Thread t : threads) {
                 t.interrupt();
             }
+            // Each thread adds its schedstat as it ends; one stuck in the class adds nothing. A cut trial's threads are
+            // slow, not stuck, and may need a while to end under load (FastBuffer's 50 yields beside two busy loops
+            // outlasted 200 ms, its run queue time was lost, and a starved run read as a slow one): up to 5 s for all.
+            long joinUntil = System.nanoTime() + (cut ? 5_000L : 200L * threads.size()) * 1_000_000L;
             for (Thread t : threads) {
-                t.join(200);  // each adds its schedstat as it ends; one stuck in the class adds nothing
+                t.join(Math.max(1, (joinUntil - System.nanoTime()) / 1_000_000L));
             }
         }
 
