@@ -190,8 +190,9 @@ def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
 def unreadable(entries: list[Path], limit: int = 5) -> list[str]:
     """What a grading's uid, a user of its own, could not read of these files and folders: a file needs o+r, a
     folder o+rx (and so does all that is in it), every folder above o+x. A kit built under umask 077 leaves its
-    jars private to root, and then every submission 'does not compile'. The home folder is the one exception,
-    for ~/.m2: the jail replaces a private home with an open one around it."""
+    jars private to root, and then every submission 'does not compile'. Not checked: the home folder, for ~/.m2
+    (the jail replaces a private home with an open one around it), and the folders above a kit in /tmp, which the
+    jail makes anew."""
     home, found, seen = Path.home(), [], set()
 
     def check(path: Path, need: int, what: str) -> None:
@@ -205,9 +206,13 @@ def unreadable(entries: list[Path], limit: int = 5) -> list[str]:
         if mode & need != need:
             found.append(f"{path} ({what}: mode {mode & 0o777:o})")
 
+    from handofflab import paths
+    # The jail makes the folders above a kit that lives in /tmp (or another emptied folder) anew, passable by all
+    # (_jail's keep): a private folder there, such as mktemp's, is not on the uid's way.
+    remade = {p for p in paths.ROOT.parents if any(p.is_relative_to(m) for m in (*MASKED, STAGE))}
     for entry in entries:
         for parent in entry.parents:
-            if parent != home or not entry.is_relative_to(home / ".m2"):
+            if parent not in remade and (parent != home or not entry.is_relative_to(home / ".m2")):
                 check(parent, 0o001, "a folder the way passes through")
         if entry.is_dir():
             check(entry, 0o005, "a folder")

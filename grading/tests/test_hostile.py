@@ -372,6 +372,19 @@ def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
         assert found == [f"{base / 'open' / 'a.jar'} (a file: mode 600)",
                          f"{base / 'open' / 'classes' / 'A.class'} (a file: mode 600)",
                          f"{base / 'shut'} (a folder the way passes through: mode 700)"], found
+        # A kit cloned into a private folder in /tmp (mktemp -d, as CI does): the jail makes that folder anew
+        kit = base / "shut" / "kit"
+        (kit / "java").mkdir(parents=True, mode=0o755)
+        kit.chmod(0o755)
+        (kit / "java" / "c.jar").write_text("x")
+        (kit / "java" / "c.jar").chmod(0o644)
+        from handofflab import paths as kit_paths
+        real_root = kit_paths.ROOT
+        kit_paths.ROOT = kit
+        try:
+            assert sandbox.unreadable([kit / "java" / "c.jar"]) == []
+        finally:
+            kit_paths.ROOT = real_root
     finally:
         shutil.rmtree(base)
 
