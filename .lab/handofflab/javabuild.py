@@ -65,5 +65,7 @@ def sandbox_reads(build_first: bool = True) -> list[Path]:
     passes build_first=False once the kit is built."""
     if build_first:
         build()
-    paths_ = [*(_classpath(m) for m in ("checks", "dht", "servers")), _submission_classpath()]
+    # a student copy holds only the modules its labs use (no servers/ in most)
+    paths_ = [*(_classpath(m) for m in ("checks", "dht", "servers") if (paths.JAVA / m).is_dir()),
+              _submission_classpath()]
     return list(dict.fromkeys(Path(e) for cp in paths_ for e in cp.split(":") if e))
