@@ -187,6 +187,11 @@ def _jail(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
     return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "sandbox", *cmd]
 
 
+# What `./lab doctor` and the grader say to do about files unreadable() finds.
+PRIVATE_KIT_FIX = ("let every user read the kit's Java and Maven's jars: chmod -R o+rX java ~/.m2/repository "
+                   "(made under umask 077, they are private to you); run the kit with umask 022 from then on")
+
+
 def unreadable(entries: list[Path], limit: int = 5) -> list[str]:
     """What a grading's uid, a user of its own, could not read of these files and folders: a file needs o+r, a
     folder o+rx (and so does all that is in it), every folder above o+x. A kit built under umask 077 leaves its

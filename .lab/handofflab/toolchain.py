@@ -245,7 +245,7 @@ def doctor() -> list[ToolStatus]:
         rows.append(ToolStatus("kit readable by the sandbox", "each grading runs as a user of its own",
                                None if private else "java/ and ~/.m2 readable by all", not private,
                                "" if not private else "cannot read " + "; ".join(private[:2]) + ". Fix: " +
-                               "chmod -R o+rX java ~/.m2/repository, and run the kit with umask 022"))
+                               sandbox.PRIVATE_KIT_FIX))
     from handofflab import release
     if release.student_copy() is not None:
         # a student copy builds no book (it holds it as HTML) and runs no JPF: it needs the JDK, Maven, Python, the

@@ -23,17 +23,13 @@ class WeakIsolation(LabError):
     """The host cannot isolate submitted code fully and the instructor did not allow less."""
 
 
-PRIVATE_KIT_FIX = ("let every user read the kit's Java and Maven's jars: chmod -R o+rX java ~/.m2/repository "
-                   "(made under umask 077, they are private to you); run the kit with umask 022 from then on")
-
-
 def _kit_readable_by_the_sandbox() -> None:
     """Each grading's runs are a user of their own: a kit they cannot read would grade every submission as one that
     'does not compile'. Said before grading, by name."""
     private = sandbox.unreadable(javabuild.sandbox_reads())
     if private:
         raise LabError("the grader's sandbox runs each submission as a user of its own, who cannot read these files "
-                       "of the kit:\n  " + "\n  ".join(private), PRIVATE_KIT_FIX)
+                       "of the kit:\n  " + "\n  ".join(private), sandbox.PRIVATE_KIT_FIX)
 
 
 def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
