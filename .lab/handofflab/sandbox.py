@@ -80,6 +80,16 @@ class Run:
     seconds: float
     timed_out: bool
     truncated: bool
+    cpu_s: float = 0.0          # CPU time of the run and everything it started (wait4's rusage); 0 if killed
+    machine_cpu_s: float = 0.0  # CPU time of every process on the machine meanwhile, with time the host stole
+
+    @property
+    def others_cores(self) -> float:
+        """How many cores other work on the machine kept busy, on average, while this run ran: what a
+        verdict that depends on speed must not be blamed on the run (0 if not known)."""
+        if self.timed_out or not self.machine_cpu_s or not self.seconds:
+            return 0.0
+        return max(0.0, self.machine_cpu_s - self.cpu_s) / self.seconds
 
 
 def _limits(cpu_seconds: int, memory_bytes: int, cgroups: list[Path]):
@@ -98,13 +108,15 @@ STAGE = Path("/run")    # masked last: where the folders to keep wait while the 
 
 
 class _CGroups:
-    """One cgroup per run in each writable v1 hierarchy (memory, pids) or in v2: total memory
-    and tasks of the run, all its processes together. Empty where the host does not allow it
-    (a container without write access to /sys/fs/cgroup): then the per-process limits remain."""
+    """One cgroup per run in each writable v1 hierarchy (memory, pids, and cpuacct to count its CPU time) or in
+    v2: total memory, tasks and CPU time of the run, all its processes together, those it left behind too. Empty
+    where the host does not allow it (a container without write access to /sys/fs/cgroup): then the per-process
+    limits remain, and its CPU time is what wait4 reports."""
     ROOT = Path("/sys/fs/cgroup")
 
     def __init__(self, name: str):
         self.groups: list[Path] = []
+        self.usage: Path | None = None  # the file that counts the run's CPU time
         limits = {"memory": ("memory.limit_in_bytes", str(MEMORY_TOTAL)), "pids": ("pids.max", str(NPROC))}
         unified = self.ROOT / "cgroup.controllers"
         try:
@@ -114,6 +126,7 @@ class _CGroups:
                 self.groups.append(group)
                 (group / "memory.max").write_text(str(MEMORY_TOTAL))
                 (group / "pids.max").write_text(str(NPROC))
+                self.usage = group / "cpu.stat"
                 return
             for controller, (knob, value) in limits.items():
                 group = self.ROOT / controller / name
@@ -122,6 +135,25 @@ class _CGroups:
                 (group / knob).write_text(value)
         except OSError:
             self.close()
+            return
+        try:  # counting only: a host without the hierarchy still gets the limits
+            group = self.ROOT / "cpuacct" / name
+            group.mkdir()
+            self.groups.append(group)
+            self.usage = group / "cpuacct.usage"
+        except OSError:
+            pass
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time every process of the run has used, or None where it is not counted."""
+        try:
+            text = self.usage.read_text() if self.usage else ""
+        except OSError:
+            return None
+        if self.usage and self.usage.name == "cpu.stat":  # v2: "usage_usec N" among its lines
+            return next((int(line.split()[1]) / 1e6 for line in text.splitlines() if line.startswith("usage_usec ")),
+                        None)
+        return int(text) / 1e9 if text.strip().isdigit() else None
 
     def close(self) -> None:
         for group in self.groups:
@@ -129,7 +161,7 @@ class _CGroups:
                 group.rmdir()
             except OSError:
                 pass
-        self.groups = []
+        self.groups, self.usage = [], None
 
 
 def _cgroups_available() -> bool:
@@ -261,7 +293,11 @@ def run(cmd: list[str], timeout: float, cwd: str | None = None, env: dict | None
     if work is not None and ISOLATION == "full":
         cmd = _jail(cmd, work, list(hide), uid if uid is not None else new_uid())
     try:
-        return _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups.groups if groups else [])
+        r = _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups.groups if groups else [])
+        counted = groups.cpu_seconds() if groups else None
+        if counted is not None and not r.timed_out:  # the cgroup also counts what the run left behind
+            r.cpu_s = counted
+        return r
     finally:
         if groups:
             groups.close()
@@ -271,7 +307,7 @@ _RUNS = itertools.count()
 
 
 def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, cgroups) -> Run:
-    start = time.monotonic()
+    start, machine_before = time.monotonic(), machine_cpu_seconds()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, start_new_session=True,
                             preexec_fn=_limits(cpu_seconds, memory_bytes, cgroups))
@@ -291,11 +327,9 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, cgroups) -> R
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    timed_out = False
+    usage = None
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        usage = _wait(proc, timeout)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # the group: threads, children, forks
@@ -303,8 +337,40 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, cgroups) -> R
             pass
         proc.wait()
         reader.join(timeout=5)
-    seconds = time.monotonic() - start
+    seconds, machine_after = time.monotonic() - start, machine_cpu_seconds()
+    timed_out = usage is None
     text = bytes(kept).decode("utf-8", "replace")
     if size[0] > OUTPUT_CAP:
         text += f"\n[… output cut: {size[0]} bytes in all, the first {OUTPUT_CAP} kept]"
-    return Run(None if timed_out else proc.returncode, text, seconds, timed_out, size[0] > OUTPUT_CAP)
+    return Run(None if timed_out else proc.returncode, text, seconds, timed_out, size[0] > OUTPUT_CAP,
+               usage.ru_utime + usage.ru_stime if usage else 0.0, machine_after - machine_before)
+
+
+def _wait(proc: subprocess.Popen, timeout: float):
+    """Wait for proc to end, at most `timeout` seconds: its rusage (with its waited-for descendants'), or None.
+    wait4 on its pid, not RUSAGE_CHILDREN: other children of the grader ending meanwhile are not counted."""
+    deadline, delay = time.monotonic() + timeout, 0.0005
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            return usage
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        time.sleep(min(delay, left))
+        delay = min(2 * delay, 0.05)
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds every core has spent busy since boot (/proc/stat: user, nice, system, irq, softirq, and
+    steal, time the host gave to other machines); 0 where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
+    except (OSError, ValueError):
+        return 0.0
+    return (user + nice + system + irq + softirq + steal) / _TICK

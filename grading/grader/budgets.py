@@ -15,6 +15,9 @@ TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s w
 SERVER_REPLY_MS = 3_000         # a reply takes t_r (20 ms) plus its queueing: 3 s is 150 t_r, i.e. lost
 JUNIT_TIMEOUT = "5 s"           # per public test, enforced from another thread: a spin ignores interrupts
 STRESS_SECONDS = 3.0
+BUSY_CORES = 0.25               # a share of the machine's cores: other work that kept this much busy, on average, while a
+                                # stress run finished no trial, leaves its speed unjudged (a spinning class loses most:
+                                # 4 trials in 3 s quiet, none in 6 s beside a CI run's other workers)
 # Every JVM that runs submitted code: a heap the machine can afford, no perf-data file in the
 # (read-only) /tmp, and temporary files in the submission's own folder.
 JVM_OPTIONS = "-Xmx1g -XX:-UsePerfData -Djava.io.tmpdir={work}/jvm-tmp"

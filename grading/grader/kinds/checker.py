@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import secrets
 import time
 from pathlib import Path
@@ -124,7 +125,9 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
             return {**verdict, "untimed": untimed}, ""
     # Pending only when the machine is to blame: the kit's own class, checked the same way right after, in the
     # same jail and budget, tells a busy machine (it cannot finish either) from a submission that blocks the
-    # check or is too slow for it (it finishes: the failure is the submission's, and a regrade would repeat it).
+    # check or is too slow for it (it finishes: the failure is the submission's, and a regrade would repeat it),
+    # unless other work took cores while the submission ran (counted by the grader: the machine's CPU time less
+    # the run's own, which a submission cannot raise from inside its jail) or its threads stood waiting for one.
     kit = _kit_finishes(checker, like, profile, seconds * 2, 2 * budgets.TEST_SECONDS, tmp, jail)
     if run.timed_out:
         if kit:
@@ -137,6 +140,13 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
             f"Not graded: the {checker} check ran past {budgets.TEST_SECONDS} s and then {2 * budgets.TEST_SECONDS} s without a "
             f"verdict, and so did the kit's own {like.java_class} checked the same way: the grading machine was too busy. "
             f"Your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
+    others, cores = run.others_cores, os.cpu_count() or 1
+    if kit and others >= budgets.BUSY_CORES * cores:  # its speed was not all its own: not judged here
+        return {"pending": True}, (
+            f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
+            f"{verdict['detail']}. While it ran, other work on the grading machine kept {others:.1f} of its {cores} "
+            f"cores busy (your check itself used {run.cpu_s:.1f} s of CPU in {run.seconds:.1f} s), so its speed "
+            "says nothing about your class. Your instructor will regrade.")
     if kit and not javacheck.starved(verdict.get("stats", {})):
         return {}, (f"Your {cls.rpartition('.')[2]} is too slow for the {checker} check: it finished no trial, twice "
                     f"(the second time with {2 * seconds:g} s): {verdict['detail']}. The kit's {like.java_class}, "
