@@ -462,8 +462,9 @@ def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):
     (sub / "StudentHandoff.java").write_text(src.replace(marker, spinner + slow, 1))
     g = grader.grade("server", sub, tmp_path / "out")
     exactly_once, efficiency = _server_tests(g)
-    assert exactly_once.score == exactly_once.max_score and not g.pending, g.report()
-    assert efficiency.score == 0, g.report()
+    # (its stress test, no concern here, may be pending beside other work: a put that sleeps finishes no trial)
+    assert exactly_once.score == exactly_once.max_score and not exactly_once.pending, g.report()
+    assert efficiency.score == 0 and not efficiency.pending, g.report()
 
 
 def test_the_kits_server_runs_are_jvms_without_the_submission(tmp_path):
