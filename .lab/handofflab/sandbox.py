@@ -80,7 +80,8 @@ class Run:
     seconds: float
     timed_out: bool
     truncated: bool
-    cpu_s: float = 0.0          # CPU time of the run and everything it started (wait4's rusage); 0 if killed
+    cpu_s: float = 0.0          # CPU time of the run and everything it started: its cgroup's count, else wait4's
+                                # rusage (which misses what it left unwaited); 0 if killed at the time limit
     machine_cpu_s: float = 0.0  # CPU time of every process on the machine meanwhile, with time the host stole
 
     @property
