@@ -216,10 +216,10 @@ def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant,
 def starved(st: dict) -> bool:
     """Whether a stress run (its verdict's stats) that finished no trial was starved by other work on the machine,
     not slow by itself: its trial threads stood in the run queue, waiting for a CPU (Linux's schedstat), longer
-    than the whole run lasted (more than one of them at every moment, on average) and longer than they ran, while the checker's
-    JVM as a whole used under three quarters of the machine's cores. A class that sleeps is runnable only as it
-    wakes, at most one thread at a time, so it never qualifies (a put that sleeps 1 ms, in a CI run: 0.4 s
-    waiting in a 1.5 s run); one that eats the cores with threads of its own used them itself."""
+    than the whole run lasted (more than one of them at every moment, on average) and longer than they ran, while
+    the checker's JVM as a whole used under three quarters of the machine's cores. A class that sleeps is runnable
+    only as it wakes, at most one thread at a time, so it never qualifies (a put that sleeps 1 ms, in a CI run:
+    0.4 s waiting in a 1.5 s run); one that eats the cores with threads of its own used them itself."""
     ran, waited = st.get("trial_cpu_s", 0), st.get("trial_runqueue_s", 0)
     cpu, wall, cores = st.get("process_cpu_s", 0), st.get("wall_s", 0), st.get("cores", 0)
     return bool(ran and wall and cores) and waited > max(ran, wall) and cpu < 0.75 * cores * wall

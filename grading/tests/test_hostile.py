@@ -300,25 +300,25 @@ def test_a_thread_name_cannot_write_headings_into_the_report(tmp_path):
 @full
 def test_a_runs_cpu_time_counts_what_it_left_behind_and_other_work_is_counted_apart(tmp_path):
     """What tells a busy machine from a slow submission: the machine's CPU time during a run less the run's own,
-    counted by the run's cgroup. A process the run leaves unwaited (here a shell's background job, which wait4's
-    rusage misses) is still the run's, so a submission cannot make the machine look busy from inside its jail;
-    a busy loop beside it is other work."""
+    counted by the run's cgroup. A process the run leaves unwaited (here a shell's background job, still alive when
+    the shell ends, which wait4's rusage misses) is still the run's, so a submission cannot make the machine look
+    busy from inside its jail; a busy loop beside it is other work."""
     work = tmp_path / "work"
     work.mkdir()
     work.chmod(0o777)
     one_cpu_second = "python3 -c 'import time\nwhile time.process_time() < 1: pass'"
-    left = sandbox.run(["sh", "-c", f"({one_cpu_second}; touch done) & while [ ! -e done ]; do sleep 0.05; done"],
-                       60, work=work)
+    left = sandbox.run(["sh", "-c", f"({one_cpu_second}; touch done; sleep 60) & "
+                                    "while [ ! -e done ]; do sleep 0.05; done"], 60, work=work)
     assert left.returncode == 0 and left.cpu_s >= 1.0, left
     assert left.machine_cpu_s >= left.cpu_s - 0.05, left  # the machine counts it too: ticks of 10 ms
     beside = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         time.sleep(0.2)
-        quiet_run = sandbox.run(["sleep", "1"], 60, work=work)
+        idle_beside_busy = sandbox.run(["sleep", "1"], 60, work=work)
     finally:
         beside.kill()
         beside.wait()
-    assert quiet_run.cpu_s < 0.5 and quiet_run.others_cores >= 0.5, quiet_run
+    assert idle_beside_busy.cpu_s < 0.5 and idle_beside_busy.others_cores >= 0.5, idle_beside_busy
 
 
 def test_a_class_that_blocks_the_checker_fails_instead_of_pending(tmp_path, monkeypatch):
