@@ -225,9 +225,11 @@ def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, b
 @click.option("--timeout-ms", help="how long one request may take before it counts as lost (default 60000)")
 @click.option("--silent", help="first open this many connections that send nothing, held until the last reply (a "
                                "pool's workers wait on them until the server's request timeout)")
+@click.option("--idle-ms", help="each client waits this long between its connect and its request (a burst of "
+                                "clients that connect at once holds every connection in the server and its listen queue)")
 @click.option("--json", "json_file", type=click.Path(), help="also write the report as JSON")
 @click.option("--quiet", is_flag=True, help="no progress lines")
-def client(host, port, nchildren, nrequests, millis, timeout_ms, silent, json_file, quiet):
+def client(host, port, nchildren, nrequests, millis, timeout_ms, silent, idle_ms, json_file, quiet):
     """The paper's load client: NCHILDREN children each send NREQUESTS requests (one connection each),
     asking for MILLIS ms of work; reports time, throughput, latency percentiles, and lost or duplicated ids."""
     from handofflab import servers
@@ -245,6 +247,9 @@ def client(host, port, nchildren, nrequests, millis, timeout_ms, silent, json_fi
     if silent is not None:
         _whole("--silent", silent, 0, 10_000)
         args += ["--silent", silent]
+    if idle_ms is not None:
+        _whole("--idle-ms", idle_ms, 0, 600_000)
+        args += ["--idle-ms", idle_ms]
     if json_file:
         args += ["--json", json_file]
     if quiet:

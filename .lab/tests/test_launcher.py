@@ -63,7 +63,7 @@ def test_an_unknown_command_is_a_usage_error_not_a_traceback():
 BAD_INPUTS = ["grade", "grade nolab x", "grade buffer /nonexistent", "bench servers --reps -1", "serve NoDesign",
               "check java NoSuch", "check specs NoSuch", "verify-verdicts --runs 0", "export-gradescope nolab",
               "grade-batch buffer /nonexistent", "notebooks nosuch", "client 127.0.0.1 4294975376 1 1",
-              "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648",
+              "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648", "client 127.0.0.1 80 1 1 --idle-ms -1",
               "client 127.0.0.1 80 1 x", "bench heap --rounds 1", "bench heap --design NoDesign",
               "bench handoffs --workers x", "check java --replay /nonexistent.json", "check java --record-jpf NoSuch",
               "hint nolab", "hint buffer 99", "check-lab nolab x", "check-lab buffer /nonexistent",

@@ -151,6 +151,7 @@ def test_bad_numbers_and_addresses_are_named_before_any_work(tmp_path):
     for args, says in ((["127.0.0.1", "4294975376", "1", "1"], "PORT must be a whole number from 1 to 65535"),
                        (["127.0.0.1", "8080", "4294967297", "1"], "NCHILDREN must be a whole number from 1"),
                        (["127.0.0.1", "8080", "1", "1", "--timeout-ms", "2147483648"], "--timeout-ms must be"),
+                       (["127.0.0.1", "8080", "1", "1", "--idle-ms", "soon"], "--idle-ms must be a whole number"),
                        (["127.0.0.1", "1", "1", "1", "--json", str(tmp_path / "no" / "such.json")], "cannot write --json")):
         run = subprocess.run([*cp, *args], capture_output=True, text=True, timeout=60)
         assert run.returncode == 2 and says in run.stderr and "Exception" not in run.stderr, (args, run.stderr)

@@ -39,7 +39,7 @@ public final class LoadClient {
     static final String UNSENT = "unsent";
 
     static final String USAGE = "usage: ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS] [--timeout-ms N] [--silent N] "
-            + "[--json FILE] [--quiet]";
+            + "[--idle-ms N] [--json FILE] [--quiet]";
 
     /** What one run measured. Latencies are in microseconds, successful requests only. */
     public record Report(String host, int port, int children, int requests, long millis, long elapsedNanos, long ok,
@@ -130,6 +130,17 @@ public final class LoadClient {
      */
     public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
                              PrintStream progress) throws InterruptedException {
+        return run(host, port, children, requests, millis, timeoutMs, silent, 0, progress);
+    }
+
+    /**
+     * The same, each client idle {@code idleMs} between its connect and its request: a burst of clients that
+     * connect at once and send a second later holds every connection in the server (and, past its handoff, in
+     * the kernel's listen queue) at the same time. A server whose queue overflows delays them; it must not
+     * blame them for it.
+     */
+    public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
+                             long idleMs, PrintStream progress) throws InterruptedException {
         List<Socket> quiet = new ArrayList<>();
         for (int i = 0; i < silent; i++) {
             Socket s = new Socket();
@@ -143,7 +154,7 @@ public final class LoadClient {
             }
         }
         try {
-            Report r = load(host, port, children, requests, millis, timeoutMs, progress);
+            Report r = load(host, port, children, requests, millis, timeoutMs, idleMs, progress);
             int cut = 0;
             for (Socket s : quiet) {  // on loopback a close the server made before its last reply is here by now
                 cut += isClosedByPeer(s) ? 1 : 0;
@@ -181,7 +192,7 @@ public final class LoadClient {
     }
 
     private static Report load(String host, int port, int children, int requests, long millis, long timeoutMs,
-                               PrintStream progress) throws InterruptedException {
+                               long idleMs, PrintStream progress) throws InterruptedException {
         long base = ThreadLocalRandom.current().nextLong(1L << 50);  // ids unique across runs against one server
         Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
         List<String> examples = new ArrayList<>();  // guarded by itself
@@ -206,7 +217,7 @@ public final class LoadClient {
                         break;
                     }
                     long id = first + r, t0 = System.nanoTime();
-                    String error = request(host, port, id, millis, timeoutMs, answered, duplicated);
+                    String error = request(host, port, id, millis, timeoutMs, idleMs, answered, duplicated);
                     if (error == null) {
                         ok.incrementAndGet();
                         mine.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
@@ -249,11 +260,19 @@ public final class LoadClient {
     }
 
     /** One request on its own connection; null when answered correctly, else "kind: what happened". */
-    static String request(String host, int port, long id, long millis, long timeoutMs, Set<Long> answered,
+    static String request(String host, int port, long id, long millis, long timeoutMs, long idleMs, Set<Long> answered,
                           AtomicLong duplicated) {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(host, port), (int) timeoutMs);
             s.setSoTimeout((int) timeoutMs);
+            if (idleMs > 0) {
+                try {
+                    Thread.sleep(idleMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return "io: interrupted while idle";
+                }
+            }
             s.getOutputStream().write(Protocol.request(id, millis));
             byte[] reply = new byte[Protocol.REPLY_BYTES];
             int n = readFully(s.getInputStream(), reply);
@@ -298,6 +317,7 @@ public final class LoadClient {
         List<String> positional = new ArrayList<>();
         long timeoutMs = 60_000;
         int silent = 0;
+        long idleMs = 0;
         String json = null;
         boolean quiet = false;
         try {
@@ -308,6 +328,9 @@ public final class LoadClient {
                         break;
                     case "--silent":
                         silent = (int) within("--silent", value(args, ++i, "--silent"), 0, 10_000);
+                        break;
+                    case "--idle-ms":
+                        idleMs = within("--idle-ms", value(args, ++i, "--idle-ms"), 0, 600_000);
                         break;
                     case "--json":
                         json = value(args, ++i, "--json");
@@ -339,7 +362,7 @@ public final class LoadClient {
             } catch (UnknownHostException e) {
                 throw new IllegalArgumentException("unknown host '" + host + "'");
             }
-            Report report = run(host, port, children, requests, millis, timeoutMs, silent, quiet ? null : out);
+            Report report = run(host, port, children, requests, millis, timeoutMs, silent, idleMs, quiet ? null : out);
             out.print(report.text());
             if (report.errors().containsKey("refused") && report.ok() == 0) {
                 out.println("nothing answered at " + host + ":" + port + ": is a server running? start one with `./lab serve DESIGN --port " + port + "`");

@@ -1,7 +1,11 @@
 package handofflab.servers;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,7 +22,8 @@ public final class ServerStats {
         EMPTY(true, "empty: the client closed without sending a request"),
         OVERSIZED(true, "oversized: a request longer than " + Protocol.MAX_REQUEST_BYTES + " bytes"),
         MALFORMED(true, "malformed: not '<id> [<millis>]'"),
-        TIMEOUT(true, "timeout: no complete request in time (a half-open or stalled client)"),
+        TIMEOUT(true, "timeout: no complete request in time (a half-open or stalled client; or, when the ledger says "
+                + "the listen queue overflowed, possibly a client the server's own queue delayed)"),
         RESET(true, "reset: the client reset or closed the connection before it read the reply"),
         EXHAUSTED(true, "exhausted: the server ran out of a resource (file descriptors, threads, memory) while "
                 + "serving it; it serves again once the pressure ends"),
@@ -73,6 +78,7 @@ public final class ServerStats {
     private final AtomicLong served = new AtomicLong();
     private final Map<Problem, AtomicLong> problems = new EnumMap<>(Problem.class);
     final RecentIds servedIds = new RecentIds();
+    private final long overflowsAtStart = kernelListenOverflows();
 
     public ServerStats() {
         for (Problem p : Problem.values()) {
@@ -123,6 +129,43 @@ public final class ServerStats {
         return accepted() - ended;
     }
 
+    /**
+     * Connections the kernel dropped because a listen queue was full, since this server started: the server's
+     * overload, which its clients see as a slow connect (the kernel retries the handshake) or, once a handshake
+     * the client thinks complete was dropped, as a request that reaches the server seconds late. Linux counts
+     * them for the whole machine (TcpExt ListenOverflows in /proc/net/netstat), not per socket, so another
+     * server's overflows count too; -1 where the count cannot be read (another system).
+     */
+    public long listenOverflows() {
+        long now = kernelListenOverflows();
+        return now < 0 || overflowsAtStart < 0 ? -1 : now - overflowsAtStart;
+    }
+
+    /** Linux's ListenOverflows counter, or -1. */
+    static long kernelListenOverflows() {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(Path.of("/proc/net/netstat"));
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        for (int i = 0; i + 1 < lines.size(); i++) {  // a line of names, then a line of values
+            String[] names = lines.get(i).split("\\s+"), values = lines.get(i + 1).split("\\s+");
+            if (names[0].equals("TcpExt:") && values[0].equals("TcpExt:")) {
+                for (int k = 1; k < Math.min(names.length, values.length); k++) {
+                    if (names[k].equals("ListenOverflows")) {
+                        try {
+                            return Long.parseLong(values[k]);
+                        } catch (NumberFormatException e) {
+                            return -1;
+                        }
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
     /** One line for people: "accepted 2800, served 2800, problems: none". */
     public String summary() {
         StringBuilder sb = new StringBuilder("accepted " + accepted() + ", served " + served() + ", problems: ");
@@ -133,7 +176,15 @@ public final class ServerStats {
                 any = true;
             }
         }
-        return sb.append(any ? "" : "none").toString();
+        sb.append(any ? "" : "none");
+        long overflows = listenOverflows();
+        if (overflows > 0) {
+            sb.append("; the listen queue overflowed ").append(overflows).append(" time(s) while it ran (Linux's count for "
+                    + "the whole machine): clients waited for the server's queue, and a timeout among them may be "
+                    + "the server's overload rather than a stalled client (a larger --backlog, up to "
+                    + "net.core.somaxconn, or more workers)");
+        }
+        return sb.toString();
     }
 
     /** The same, as one JSON object (for `./lab bench`). */
@@ -142,6 +193,6 @@ public final class ServerStats {
         for (Problem p : Problem.values()) {
             sb.append(", \"").append(p.name().toLowerCase()).append("\": ").append(count(p));
         }
-        return sb.append('}').toString();
+        return sb.append(", \"listen_overflows\": ").append(listenOverflows()).append('}').toString();
     }
 }
