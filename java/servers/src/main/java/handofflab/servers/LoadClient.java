@@ -44,7 +44,7 @@ public final class LoadClient {
     /** What one run measured. Latencies are in microseconds, successful requests only. */
     public record Report(String host, int port, int children, int requests, long millis, long elapsedNanos, long ok,
                          Map<String, Long> errors, long duplicated, Histogram latency, List<String> examples,
-                         int silent, int silentCut) {
+                         int silent, int silentCut, long idleMs) {
 
         public long total() {
             return (long) children * requests;
@@ -70,8 +70,9 @@ public final class LoadClient {
 
         public String text() {
             StringBuilder sb = new StringBuilder();
-            sb.append(String.format("%d children x %d requests = %d requests to %s:%d, t_r = %s%n", children, requests,
-                    total(), host, port, millis >= 0 ? millis + " ms" : "the server's default"));
+            sb.append(String.format("%d children x %d requests = %d requests to %s:%d, t_r = %s%s%n", children, requests,
+                    total(), host, port, millis >= 0 ? millis + " ms" : "the server's default",
+                    idleMs > 0 ? ", each client idle " + idleMs + " ms between its connect and its request" : ""));
             sb.append(String.format("total time      %.3f s%n", seconds()));
             sb.append(String.format("throughput      %.1f requests/s%n", ok / Math.max(1e-9, seconds())));
             if (latency.getTotalCount() > 0) {
@@ -103,7 +104,7 @@ public final class LoadClient {
             for (int p : new int[] {50, 90, 99}) {
                 sb.append(String.format("\"p%d_ms\": %.3f, ", p, latency.getValueAtPercentile(p) / 1e3));
             }
-            sb.append(String.format("\"silent\": %d, \"silent_cut\": %d, ", silent, silentCut));
+            sb.append(String.format("\"silent\": %d, \"silent_cut\": %d, \"idle_ms\": %d, ", silent, silentCut, idleMs));
             sb.append(String.format("\"max_ms\": %.3f, \"errors\": {", latency.getMaxValue() / 1e3));
             int i = 0;
             for (Map.Entry<String, Long> e : errors.entrySet()) {
@@ -160,7 +161,7 @@ public final class LoadClient {
                 cut += isClosedByPeer(s) ? 1 : 0;
             }
             return new Report(r.host, r.port, r.children, r.requests, r.millis, r.elapsedNanos, r.ok, r.errors, r.duplicated,
-                    r.latency, r.examples, silent, cut);
+                    r.latency, r.examples, silent, cut, idleMs);
         } finally {
             closeAll(quiet);
         }
@@ -256,7 +257,7 @@ public final class LoadClient {
         Map<String, Long> counted = new TreeMap<>();
         errors.forEach((k, v) -> counted.put(k, v.get()));
         return new Report(host, port, children, requests, millis, elapsed, ok.get(), counted, duplicated.get(),
-                latency, new ArrayList<>(examples), 0, 0);
+                latency, new ArrayList<>(examples), 0, 0, idleMs);
     }
 
     /** One request on its own connection; null when answered correctly, else "kind: what happened". */

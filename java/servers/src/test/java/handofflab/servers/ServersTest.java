@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every server design on real loopback sockets: the paper's load served exactly once, a
- * 700-client burst, malformed traffic counted without stopping service, and a graceful shutdown.
+ * 700-client burst, a burst of 1 600 that idle before they send (and the listen queue it fills), malformed
+ * traffic counted without stopping service, and a graceful shutdown.
  * Nothing here passes or fails by timing: waits are for events (with generous deadlines that only
  * a hung server reaches).
  */
