@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * registrations. Both are volatile, so one of the two sees the other's write. Registering after the look is
  * {@link LateWaiterBuffer}. Before it sleeps, a thread looks {@link #YIELDS} times, giving its core away in between:
  * sleeping and waking cost a system call each, and on two cores the connection is often a few microseconds away.
+ * A worker woken by a put looks that many times again before it sleeps again: the put woke every sleeper, most find
+ * the connection taken, and one that slept again at once stayed registered, so the acceptor's next puts took the
+ * monitor to wake it (measured with four workers: ABQ's 9-11 items per microsecond against 10-21 before, 14-22 after).
  *
  * <p><b>One cache line each.</b> The acceptor writes {@code putIndex} on every put and the workers write
  * {@code takeAt} on every take. Side by side in one 64-byte line, each write takes the line from the other core, and
@@ -83,6 +86,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
             if (t >= putIndex) {  // empty
                 if (!yielded(look)) {
                     awaitConnection(t);
+                    look = -1;  // woken: look again as a new take does, rather than sleep at the first miss
                 }
             } else if (TAKE_AT.compareAndSet(this, t, t + 1)) {  // index t is this worker's alone
                 int at = (int) (t % ring.length());
