@@ -2,6 +2,8 @@
 with the catalog, every counterexample drawn as swimlanes."""
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from rich.table import Table
@@ -41,6 +43,7 @@ def translations(fix: bool = False) -> None:
 
 def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, cat=None,
           handoff: str | None = None) -> list[SpecOutcome]:
+    kits_catalog = cat is None  # a test's altered catalog never writes the book's table
     cat = cat or catalog_mod.load()
     chosen = cat.select(name, tier, checker="tlc", handoff=handoff)
     # a student copy leaves a lab's answer out (the pipes-spec lab's specs/Pipes.tla): its models cannot run there
@@ -53,11 +56,16 @@ def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, c
                       f"{', '.join(v.name for v in absent)}")
         chosen = [v for v in chosen if v not in absent]
     outcomes = []
-    with progress() as bar:
+    # One TLC per core at once: each is a JVM of its own with one worker, its own metadata and tmpdir
+    # (tlc.command), and most CI models take less time to check than their JVM takes to start.
+    with progress() as bar, ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         task = bar.add_task("TLC", total=len(chosen))
-        for v in chosen:
-            bar.update(task, description=f"TLC {v.name}")
-            result = tlc.run(v)
+        running = {pool.submit(tlc.run, v): v for v in chosen}
+        for done in as_completed(running):
+            bar.update(task, description=f"TLC {running[done].name}")
+            bar.advance(task)
+        for future, v in running.items():  # in the catalog's order
+            result = future.result()
             outcome = SpecOutcome(v.name, v.expected("tlc"), result.verdict, v.expect.get("states"),
                                   result.distinct, result.seconds)
             outcomes.append(outcome)
@@ -65,25 +73,29 @@ def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, c
                 result.trace.save(OUT / v.name)
                 if show_traces:
                     result.trace.show()
-            bar.advance(task)
     _report(outcomes)
-    if name is None and handoff is None:
-        _summary(outcomes, cat)
+    if kits_catalog:
+        _summary(outcomes, cat, [v for v in cat.select(None, tier, checker="tlc")
+                                 if (paths.SPECS / f"{v.handoff.spec}.tla").exists()])
     return outcomes
 
 
-def _summary(outcomes: list[SpecOutcome], cat) -> None:
-    """The run as a markdown table, for the book (results/specs/summary.md)."""
-    rows = ["| model | TLC says | states | time | what is wrong with it |", "|---|---|---|---|---|"]
+def _summary(outcomes: list[SpecOutcome], cat, tier_models) -> None:
+    """Each checked model's row of the book's table (results/specs/rows/), and the table itself
+    (results/specs/summary.md), in the catalog's order, once every model of the tier has a row: a run
+    of some models (one handoff's, as the tests run them) updates theirs, and the table is whole."""
+    rows = OUT / "rows"
+    rows.mkdir(parents=True, exist_ok=True)
     for o in outcomes:
         v = cat.variant(o.name)
         bug = v.bug or "—"
         if v.why.get("tlc"):
             bug += f" *Passes: {v.why['tlc']}*"
         got = o.got if o.matches else f"{o.got} (catalog: {o.expected})"
-        rows.append(f"| `{o.name}` | `{got}` | {o.states} | {o.seconds:.1f} s | {bug} |")
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "summary.md").write_text("\n".join(rows) + "\n")
+        (rows / f"{o.name}.md").write_text(f"| `{o.name}` | `{got}` | {o.states} | {o.seconds:.1f} s | {bug} |\n")
+    if all((rows / f"{v.name}.md").exists() for v in tier_models):
+        table = ["| model | TLC says | states | time | what is wrong with it |\n", "|---|---|---|---|---|\n"]
+        (OUT / "summary.md").write_text("".join(table + [(rows / f"{v.name}.md").read_text() for v in tier_models]))
 
 
 def _report(outcomes: list[SpecOutcome]) -> None:

@@ -9,15 +9,31 @@ from handofflab import catalog, paths, specs, tlc
 from handofflab.console import LabError
 
 
-@pytest.mark.xdist_group("source-tree")  # on the book's worker: its summary of every model is this run's
-def test_every_ci_model_is_as_catalogued():
-    outcomes = specs.check(show_traces=False)
-    assert outcomes, "the catalog lists no TLC models"
+CI_HANDOFFS = list(dict.fromkeys(v.handoff.name for v in catalog.load().select(None, "ci", checker="tlc")))
+
+
+@pytest.mark.xdist_group("source-tree")  # on the book's worker: its table of every model is this run's
+@pytest.mark.parametrize("handoff", CI_HANDOFFS)
+def test_every_ci_model_is_as_catalogued(handoff):
+    """One handoff's models a test (a failure names its handoff); together they write the book's table."""
+    outcomes = specs.check(handoff=handoff, show_traces=False)
+    assert outcomes, f"the catalog lists no TLC models of {handoff}"
     assert [o.name for o in outcomes if not o.matches] == []
     cat = catalog.load()
     for o in outcomes:  # every correct model passes; a buggy one passes only with the catalog's reason
         v = cat.variant(o.name)
         assert (o.got == "pass") == (v.correct or "tlc" in v.why), o
+
+
+@pytest.mark.xdist_group("source-tree")  # after the handoffs' tests above, on their worker
+def test_the_books_table_holds_every_ci_model_once_in_the_catalogs_order():
+    for handoff in CI_HANDOFFS:  # what -k left out of this run
+        if not all((specs.OUT / "rows" / f"{v.name}.md").exists()
+                   for v in catalog.load().select(None, "ci", checker="tlc", handoff=handoff)):
+            specs.check(handoff=handoff, show_traces=False)
+    table = (specs.OUT / "summary.md").read_text()
+    named = re.findall(r"^\| `(\w+)` \|", table, re.M)
+    assert named == [v.name for v in catalog.load().select(None, "ci", checker="tlc")]
 
 
 def test_a_changed_expectation_makes_the_check_fail():
