@@ -41,3 +41,9 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if report.when == "teardown":
         report.user_properties.append(("cpu_seconds", round(_cpu_seconds() - _started, 1)))
+        report.user_properties.append(("tier", "full" if item.get_closest_marker("full") else "default"))
+
+
+
+# The tiers (`full` marks, --tier, --with-full, --list-full): handofflab/tierplugin.py.
+pytest_plugins = ["handofflab.tierplugin"]

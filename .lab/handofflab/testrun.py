@@ -1,6 +1,9 @@
-"""`./lab test`: every test of the kit — Java's JUnit tests through Maven, the
-other layers through pytest — counted per layer, ending with one line
-`N passed, N failed`."""
+"""`./lab test`: the kit's tests — Java's JUnit tests through Maven, the other layers through
+pytest — counted per layer, timed per layer, ending with one line `N passed, N failed`.
+
+The tier is chosen here (tiers.py says what each is): `default` leaves out every test marked full,
+`full` runs them all, `rotate` (CI) runs the default tier and the commit's slice of the full one.
+Both runners' JUnit XML is kept in REPORTS, with a summary of where the time went."""
 from __future__ import annotations
 
 import os
@@ -8,16 +11,31 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
-from collections import Counter
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.table import Table
 
-from handofflab import javabuild, paths, toolchain
+from handofflab import javabuild, paths, tiers, toolchain
 from handofflab.console import console, heading
 
 LAYERS = ("lab", "specs", "java", "notebooks", "book", "grading")  # "lab": the ./lab entry point itself
+REPORTS = paths.ROOT / ".cache" / "test-report"   # git-ignored; rewritten by every run
+DEFAULT_TEST_SECONDS = 60  # a default-tier test slower than this (wall, quiet) belongs to the full tier
+
+
+@dataclass
+class Case:
+    """One test case as a runner's JUnit XML reports it."""
+    layer: str
+    name: str
+    outcome: str      # passed, failed, skipped
+    seconds: float    # wall
+    cpu: float | None  # pytest only (conftest.py records it)
+    tier: str
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -28,18 +46,21 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if p.is_file()}
 
 
-def _count(xml_files, layer_of) -> dict[str, Counter]:
-    counts: dict[str, Counter] = {layer: Counter() for layer in LAYERS}
-    for f in xml_files:
-        for case in ET.parse(f).getroot().iter("testcase"):
-            if case.find("skipped") is not None:
-                outcome = "skipped"
-            elif case.find("failure") is not None or case.find("error") is not None:
-                outcome = "failed"
-            else:
-                outcome = "passed"
-            counts[layer_of(case)][outcome] += 1
-    return counts
+def _cases(xml_file: Path, layer_of, tier_of) -> list[Case]:
+    cases = []
+    for case in ET.parse(xml_file).getroot().iter("testcase"):
+        if case.find("skipped") is not None:
+            outcome = "skipped"
+        elif case.find("failure") is not None or case.find("error") is not None:
+            outcome = "failed"
+        else:
+            outcome = "passed"
+        props = {p.get("name"): p.get("value") for p in case.findall("properties/property")}
+        name = f"{case.get('classname')}::{case.get('name')}"
+        cases.append(Case(layer_of(case), name, outcome, float(case.get("time") or 0),
+                          float(props["cpu_seconds"]) if "cpu_seconds" in props else None,
+                          props.get("tier") or tier_of(case)))
+    return cases
 
 
 def _workers(pytest_args: tuple[str, ...]) -> int | None:
@@ -59,66 +80,146 @@ def _workers(pytest_args: tuple[str, ...]) -> int | None:
     return workers if workers > 1 else None
 
 
-def _cpu_report(junit: Path, top: int = 12) -> None:
-    """The tests that cost the most CPU (conftest.py records it per test): on a machine with few
-    cores the suite lasts about its CPU time over the cores, so this is where to cut."""
-    cost = []
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        prop = case.find("properties/property[@name='cpu_seconds']")
-        if prop is not None:
-            cost.append((float(prop.get("value")), f"{case.get('classname')}::{case.get('name')}"))
-    if not cost:
-        return
-    cost.sort(reverse=True)
-    total = sum(c for c, _ in cost)
-    print(f"pytest: {total / 60:.1f} CPU-minutes over {os.cpu_count()} core(s); the most costly tests:")
-    for seconds, name in cost[:top]:
-        print(f"  {seconds:7.1f} s  {name}")
+def _junit_tier(full_units: list[tiers.Unit]):
+    """A surefire test case's tier, from the JUnit sources' full tags (class or method)."""
+    tagged = {u.junit_selector for u in full_units if u.runner == "junit"}
+
+    def tier_of(case) -> str:
+        cls = (case.get("classname") or "").rsplit(".", 1)[-1]
+        method = (case.get("name") or "").split("(", 1)[0].split("[", 1)[0]
+        return "full" if cls in tagged or f"{cls}#{method}" in tagged else "default"
+    return tier_of
 
 
-def run(pytest_args: tuple[str, ...] = ()) -> int:
-    """Every test, writing only into a temporary results folder (HANDOFFLAB_RESULTS): a user's
-    results/ (a 25-minute benchmark, say) is never touched, and the run checks that it is not."""
-    out = Path(tempfile.mkdtemp(prefix="handofflab-test-results-"))
-    before = _snapshot(paths.RESULTS)
-    javabuild.build()
-    heading("java: JUnit 5 (mvn test)")
+def _mvn_test(args: list[str], jvm: list[str]) -> int:
     for old in paths.JAVA.glob("*/target/surefire-reports/*.xml"):
         old.unlink()
+    # one module per core at once (-T 1C): the modules' tests are independent, and one at a time left
+    # a core idle for half of the 105 s they took on 2 cores (75 s two at a time)
+    return subprocess.run(["mvn", "-B", "-q", "-T", "1C", "-f", str(paths.JAVA / "pom.xml"), "test",
+                           "-Dmaven.test.failure.ignore=true", *jvm, *args], text=True).returncode
+
+
+def _keep_surefire(into: Path) -> list[Path]:
+    into.mkdir(parents=True, exist_ok=True)
+    kept = []
+    for f in paths.JAVA.glob("*/target/surefire-reports/TEST-*.xml"):
+        kept.append(Path(shutil.copyfile(f, into / f.name)))
+    return kept
+
+
+def _java(tier: str, chosen: list[tiers.Unit], full_units: list[tiers.Unit]) -> tuple[list[Case], float]:
+    """JUnit through Maven: the default tier leaves out the full tags; the rotation then runs its slice's."""
+    started = time.monotonic()
+    javabuild.build()
+    heading(f"java: JUnit 5 (mvn test, {'every test' if tier == 'full' else 'the default tier'})")
     # The server tests fork a JDK 21+ where there is one, so the VirtualThreads design is tested too.
     jdk21 = toolchain.jdk21()
     jvm = [f"-Dhandofflab.test.jvm={jdk21}"] if jdk21 else []
-    # one module per core at once (-T 1C): the modules' tests are independent, and one at a time left
-    # a core idle for half of the 105 s they took on 2 cores (75 s two at a time)
-    mvn = subprocess.run(["mvn", "-B", "-q", "-T", "1C", "-f", str(paths.JAVA / "pom.xml"), "test",
-                          "-Dmaven.test.failure.ignore=true", *jvm], text=True)
-    surefire = list(paths.JAVA.glob("*/target/surefire-reports/TEST-*.xml"))
-    counts = _count(surefire, lambda case: "java")
-    if mvn.returncode != 0 and not surefire:
-        counts["java"]["failed"] += 1  # the build itself failed: that is a failure, not zero tests
+    rc = _mvn_test([] if tier == "full" else ["-DexcludedGroups=full"], jvm)
+    xml = _keep_surefire(REPORTS / "junit")
+    failed_build = rc != 0 and not xml
+    selectors = [u.junit_selector for u in chosen if u.runner == "junit"]
+    if selectors:
+        heading("java: JUnit 5, this commit's slice of the full tier: " + ", ".join(selectors))
+        rc = _mvn_test(["-Dgroups=full", "-Dtest=" + ",".join(selectors), "-Dsurefire.failIfNoSpecifiedTests=false"],
+                       jvm)
+        more = _keep_surefire(REPORTS / "junit-slice")
+        failed_build |= rc != 0 and not more
+        xml += more
+    tier_of = _junit_tier(full_units)
+    cases = [c for f in xml for c in _cases(f, lambda case: "java", tier_of)]
+    if failed_build:  # the build itself failed: that is a failure, not zero tests
+        cases.append(Case("java", "mvn test (the build)", "failed", 0.0, None, "default"))
+    return cases, time.monotonic() - started
+
+
+def _pytest(tier: str, chosen: list[tiers.Unit], pytest_args: tuple[str, ...], results: Path) -> tuple[list[Case], float]:
+    started = time.monotonic()
     workers = _workers(pytest_args)
-    heading("specs, java checkers, notebooks, book, grading (pytest" + (f", {workers} workers)" if workers else ")"))
-    junit = out / "pytest.xml"
+    heading("specs, java checkers, notebooks, book, grading (pytest" + (f", {workers} workers" if workers else "")
+            + f", {'every test' if tier == 'full' else 'the default tier'})")
+    junit = REPORTS / "pytest.xml"
     parallel = ["-n", str(workers), "--dist", "loadgroup"] if workers else []
+    selection = ["--tier=full"] if tier == "full" else []
+    names = [u.name for u in chosen if u.runner == "pytest"]
+    if names:
+        (REPORTS / "slice.txt").write_text("\n".join(names) + "\n")
+        selection += [f"--with-full={REPORTS / 'slice.txt'}"]
     subprocess.run([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o", "junit_family=xunit1",
-                    *parallel, f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
-                   env={**os.environ, "HANDOFFLAB_RESULTS": str(out)})
-    if junit.exists():
-        py = _count([junit], lambda case: (case.get("file") or case.get("classname", "")).lstrip(".")
-                    .replace("/", ".").split(".")[0])
-        for layer in LAYERS:
-            counts[layer] += py[layer]
-        _cpu_report(junit)
-    else:
-        counts["specs"]["failed"] += 1
+                    *parallel, *selection, f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
+                   env={**os.environ, "HANDOFFLAB_RESULTS": str(results)})
+    elapsed = time.monotonic() - started
+    if not junit.exists():
+        return [Case("specs", "pytest (the run)", "failed", 0.0, None, "default")], elapsed
+    layer_of = lambda case: ((case.get("file") or case.get("classname", "")).lstrip(".")  # noqa: E731
+                             .replace("/", ".").split(".")[0])
+    return _cases(junit, layer_of, lambda case: "default"), elapsed
+
+
+def _summary(cases: list[Case], phases: dict[str, float], tier: str, slice_line: str | None) -> list[str]:
+    """Where the time went: per layer, per runner, and the slowest tests with their tier."""
+    lines = [f"./lab test, {tier} tier" + (f"; {slice_line}" if slice_line else "")]
+    lines.append("time per runner (wall): " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in phases.items()))
+    per_layer: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for c in cases:
+        per_layer[c.layer][0] += c.seconds
+        per_layer[c.layer][1] += c.cpu or 0.0
+    lines.append("tests' own time per layer (their wall seconds summed; tests run side by side, so the sum exceeds "
+                 "the runner's wall time) and pytest's CPU:")
+    for layer in LAYERS:
+        if layer in per_layer:
+            wall, cpu = per_layer[layer]
+            lines.append(f"  {layer:<10} {wall:8.1f} s" + (f"   CPU {cpu:7.1f} s" if cpu else ""))
+    cpu_total = sum(c.cpu or 0.0 for c in cases)
+    if cpu_total:
+        lines.append(f"pytest: {cpu_total / 60:.1f} CPU-minutes over {os.cpu_count()} core(s)")
+    lines.append("the slowest tests (wall s, CPU s, tier):")
+    for c in sorted(cases, key=lambda c: -c.seconds)[:15]:
+        over = "   <- over the default tier's 60 s" if c.tier == "default" and c.seconds > DEFAULT_TEST_SECONDS else ""
+        cpu = f"{c.cpu:7.1f}" if c.cpu is not None else "      -"
+        lines.append(f"  {c.seconds:7.1f} {cpu}  {c.tier:<7}  {c.name}{over}")
+    return lines
+
+
+def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
+    """The tests of `tier` (default, full or rotate), writing only into a temporary results folder
+    (HANDOFFLAB_RESULTS): a user's results/ (a 25-minute benchmark, say) is never touched, and the run
+    checks that it is not. Reports go to REPORTS."""
+    started = time.monotonic()
+    results = Path(tempfile.mkdtemp(prefix="handofflab-test-results-"))
+    shutil.rmtree(REPORTS, ignore_errors=True)
+    REPORTS.mkdir(parents=True)
+    before = _snapshot(paths.RESULTS)
+    full_units = tiers.junit_units()
+    chosen: list[tiers.Unit] = []
+    slice_line = None
+    if tier == "rotate":
+        units = full_units + tiers.pytest_units()
+        i, k, chosen = tiers.rotation(units, tiers.commit_count())
+        slice_line = (f"slice {i + 1} of {k} of the full tier (chosen by the commit's count), "
+                      f"{sum(u.seconds for u in chosen):.0f} s on 2 quiet cores: "
+                      + ", ".join(u.name for u in chosen))
+        heading("CI's rotation: the default tier and one slice of the full tier")
+        print(slice_line, flush=True)
+    phases = {}
+    java_cases, phases["JUnit"] = _java(tier, chosen, full_units)
+    py_cases, phases["pytest"] = _pytest(tier, chosen, pytest_args, results)
+    cases = java_cases + py_cases
     changed = sorted(set(before.items()) ^ set(_snapshot(paths.RESULTS).items()))
     if changed:  # a test wrote where the user keeps results: a failure of the suite itself
-        counts["lab"]["failed"] += 1
         print(f"FAILED results/ untouched by the tests: {len(changed)} change(s), e.g. "
               + ", ".join(sorted({name for name, _ in changed})[:5]))
-    else:
-        counts["lab"]["passed"] += 1
-    table = Table(title="./lab test")
+    cases.append(Case("lab", "results/ untouched by the tests", "failed" if changed else "passed", 0.0, None, "default"))
+    phases["all"] = time.monotonic() - started
+
+    summary = _summary(cases, phases, "default" if tier == "rotate" else tier, slice_line)
+    (REPORTS / "summary.txt").write_text("\n".join(summary) + "\n")
+    print("\n".join(summary))
+    counts: dict[str, Counter] = {layer: Counter() for layer in LAYERS}
+    for c in cases:
+        counts[c.layer][c.outcome] += 1
+    table = Table(title=f"./lab test ({tier})")
     for col in ("layer", "passed", "failed", "skipped"):
         table.add_column(col)
     for layer in LAYERS:
@@ -129,13 +230,14 @@ def run(pytest_args: tuple[str, ...] = ()) -> int:
     for layer in LAYERS:
         c = counts[layer]
         print(f"{layer}: {c['passed']} passed, {c['failed']} failed" + (f", {c['skipped']} skipped" if c["skipped"] else ""))
+    print(f"reports: {paths.shown(REPORTS)}/ (both runners' JUnit XML, summary.txt: where the time went)")
+    failed = total["failed"] > 0 or total["passed"] == 0
+    if failed:
+        print(f"(the tests' results and counterexamples are kept in {results})")
+    else:
+        shutil.rmtree(results, ignore_errors=True)
     line = f"{total['passed']} passed, {total['failed']} failed"
     if total["skipped"]:
         line += f", {total['skipped']} skipped"
     print(line, flush=True)
-    failed = total["failed"] > 0 or total["passed"] == 0
-    if failed:
-        print(f"(the tests' results, reports and counterexamples are kept in {out})")
-    else:
-        shutil.rmtree(out, ignore_errors=True)
     return 1 if failed else 0

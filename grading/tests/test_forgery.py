@@ -301,6 +301,7 @@ end process;
 end algorithm; *)"""
 
 
+@pytest.mark.full("spec gradings of six TLC configurations each", seconds=23)
 def test_an_algorithm_that_is_another_design_earns_nothing(tmp_path):
     """Issue 51's forgery: the kit's properties over a plain queue into worker 1 that drops a connection
     exactly when the catalog's bug constants are set. Every crossing agreed (10/10); the refinement check
@@ -314,6 +315,7 @@ def test_an_algorithm_that_is_another_design_earns_nothing(tmp_path):
     assert "kitPc = {}" in report  # the swimlane ends on the step no control state of the kit's model explains
 
 
+@pytest.mark.full("two gradings with checkers that run in full", seconds=28)
 def test_a_failure_of_another_kind_is_not_the_catalogued_catch(tmp_path):
     """Every property left TRUE, and a stop condition that deadlocks when a connection is lost:
     TLC fails the buggy mailboxes, but with a deadlock, not with NoLoss."""
@@ -327,6 +329,7 @@ def test_a_failure_of_another_kind_is_not_the_catalogued_catch(tmp_path):
     assert "Not caught as it should be" in report and "`NoLoss`" in report, report
 
 
+@pytest.mark.full("spec gradings of six TLC configurations each", seconds=20)
 def test_properties_alone_with_the_algorithm_left_todo_score_nothing(tmp_path):
     starter = (paths.LABS / "pipes-spec" / "starter" / "Pipes.tla").read_text()
     kit_props = KIT_SPEC.split(grader.TRANSLATION_END, 1)[1]
@@ -335,6 +338,7 @@ def test_properties_alone_with_the_algorithm_left_todo_score_nothing(tmp_path):
     assert sum(scores) == 0, report
 
 
+@pytest.mark.full("spec gradings of six TLC configurations each", seconds=35)
 def test_modules_beside_the_spec_and_non_standard_extends_are_not_used(tmp_path):
     # a module that would shadow a standard one, and a class TLC could load as an override:
     # they are left out, so the kit's model grades exactly as alone
@@ -381,7 +385,10 @@ def test_a_checker_that_fails_itself_is_pending_not_the_students_fault(tmp_path,
     assert "failed itself" in g.tests[0].output and "regrade" in g.tests[0].output
 
 
-@pytest.mark.parametrize("kit_finishes, other_work", [(True, 0.0), (True, 1.5), (False, 0.0)])
+@pytest.mark.parametrize("kit_finishes, other_work", [
+    pytest.param(True, 0.0, marks=pytest.mark.full("a stress run waited out, and the kit's run beside it", seconds=20)),
+    (True, 1.5),  # the default tier: pending beside other work, the rule a busy CI meets
+    pytest.param(False, 0.0, marks=pytest.mark.full("a stress run waited out, and the kit's run beside it", seconds=17))])
 def test_a_stress_run_that_finishes_no_trial_is_never_a_pass(tmp_path, monkeypatch, kit_finishes, other_work):
     """A stress trial stopped at its budget is no verdict (it once reported "pass ... each exactly
     once" after 171 handoffs): with no trial finished, the run is "incomplete", tried again with
@@ -425,6 +432,7 @@ def test_a_stress_run_starved_by_other_work_is_pending_and_a_slow_or_greedy_clas
     assert not javacheck.starved({})
 
 
+@pytest.mark.full("a server-lab grading beside a spinning class", seconds=68)
 def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):
     """The server lab's baseline ran in the submission's JVM (issue 51): a handoff whose own threads spin and
     allocate whenever it is idle, i.e. while the kit's MonitorBuffer runs beside it, dropped the kit to 0.3

@@ -41,6 +41,7 @@ def test_the_starter_fails_both_hidden_tests_with_swimlanes(grade):
     assert re.search(r"`(take\(\) returns null|put\(\d+\) returns)  ← the design cannot do this`", report), report
 
 
+@pytest.mark.full("a whole grading of one more buffer (the batch grades if_in_put in the default tier)", seconds=16)
 def test_fixing_only_the_if_leaves_the_lost_wakeup(grade):
     # the one file the handout asks for, given alone (before: refused, "neither a folder nor a zip")
     g, _, report = grade(SAMPLES / "notify_only" / "StudentBuffer.java")

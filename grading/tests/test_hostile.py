@@ -281,6 +281,7 @@ def test_a_class_cannot_tell_from_its_loaders_name_that_it_is_checked(tmp_path):
     assert [t.score for t in g.tests][2] == 0, report  # the stress check saw the loss
 
 
+@pytest.mark.full("a whole grading for one hostile thread name", seconds=16)
 def test_a_thread_name_cannot_write_headings_into_the_report(tmp_path):
     """Threads are named by whoever runs them, the submission included: a put that renames its thread to a
     fake passed test, and loses connections so that the report draws its threads. The name stays inside
@@ -321,6 +322,7 @@ def test_a_runs_cpu_time_counts_what_it_left_behind_and_other_work_is_counted_ap
     assert idle_beside_busy.cpu_s < 0.5 and idle_beside_busy.others_cores >= 0.5, idle_beside_busy
 
 
+@pytest.mark.full("waits out a checker's whole budget, twice", seconds=45)
 def test_a_class_that_blocks_the_checker_fails_instead_of_pending(tmp_path, monkeypatch):
     """'Pending' on demand (issue 51): a daemon thread that holds System.err's monitor for ever blocks the
     checker's own printing, so no verdict comes, twice, and the grade used to be pending, on every regrade.

@@ -126,6 +126,7 @@ def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
     assert len(set(dirs)) == 2
 
 
+@pytest.mark.full("six TLC configurations on one more spec (the default tier grades the reference and a spec that does not parse)", seconds=33)
 def test_a_spec_whose_pipes_overwrite_rejects_the_harmless_slips(tmp_path):
     assert WRITE in KIT_SPEC
     overwriting = KIT_SPEC.replace(WRITE, "            pipe[at] := <<conn>>;")
@@ -135,6 +136,7 @@ def test_a_spec_whose_pipes_overwrite_rejects_the_harmless_slips(tmp_path):
     assert report.count("Not the lab's design") == 2 and "nothing counts until" not in report, report
 
 
+@pytest.mark.full("six TLC configurations on two more specs, and two refusals", seconds=64)
 def test_a_coarser_grain_of_the_design_passes_and_a_finer_one_is_named(tmp_path):
     """The refinement check (specs/PipesRefinement.tla) lets one label do several of the design's steps in
     a row (the scan that writes in the same step), not half of one (a write that lets go of conn later)."""
@@ -155,6 +157,7 @@ def test_a_coarser_grain_of_the_design_passes_and_a_finer_one_is_named(tmp_path)
     assert g.score == 0 and "uses `kitPc`" in g.problem, g.report()
 
 
+@pytest.mark.full("two more spec gradings of six TLC configurations each", seconds=50)
 def test_a_spec_that_checks_nothing_earns_nothing_and_the_starter_neither(tmp_path):
     nothing = re.sub(r"NoLoss == .*?(?=\nEventuallyTaken)", "NoLoss == TRUE\n", KIT_SPEC, flags=re.S)
     nothing = re.sub(r"EventuallyTaken == .*", "EventuallyTaken == TRUE", nothing)
@@ -231,6 +234,7 @@ def test_both_timed_labs_compare_fastest_with_fastest_and_retry_only_a_clean_sho
     assert dht._ratio(rows) == 30.0 / 40.0
 
 
+@pytest.mark.full("a spinning class's stress run fails only after three more, and a busy machine makes the grader regrade it up to three times", seconds=130)
 def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
     # A spinning class needs the CPU: on a machine busy with other work its stress run can finish no trial while
     # its threads wait for a core, and that is "not graded, regrade" (a CI run saw it), so regrade as an
@@ -304,7 +308,9 @@ DHT = {
 
 
 @pytest.mark.xdist_group("dht-lab")   # one worker: each grading runs 3 JVMs at a time
-@pytest.mark.parametrize("sample", DHT)
+@pytest.mark.parametrize("sample", [s if s in ("correct", "early_release") else pytest.param(
+    s, marks=pytest.mark.full("the lab's every sample (the default tier grades the reference and one slip)",
+                              seconds=25)) for s in DHT])
 def test_each_dht_sample_gets_its_marks_and_feedback_that_names_its_slip(tmp_path, sample):
     folder = paths.LABS / "dht" / "starter" if sample == "starter" else SAMPLES / "dht" / sample
     scores, report = grade(tmp_path, "dht", folder)
@@ -337,12 +343,15 @@ def test_the_dht_labs_probe_is_the_catalogs():
 # -- the test-writing lab -------------------------------------------------------------
 
 
+@pytest.mark.full("the reference's suite runs in six JVMs, one per handoff, each with its stress tests (77 s in the "
+                  "suite); the default tier grades the lab's starter and a peeking suite", seconds=77)
 def test_reference_tests_kill_every_mutant_with_no_false_alarm(tmp_path):
     scores, report = grade(tmp_path, "mutants", SAMPLES / "mutants" / "correct")
     assert scores == _expected("mutants", "correct") and sum(scores) == 10, report
     assert "lockstep" in report or "lost one" in report, "NoDummyQueue is killed by the lockstep test"
 
 
+@pytest.mark.full("a mutant-lab grading: the tests run against every mutant", seconds=32)
 def test_a_false_alarm_voids_every_kill(tmp_path):
     scores, report = grade(tmp_path, "mutants", SAMPLES / "mutants" / "false_alarm")
     assert scores == _expected("mutants", "false_alarm"), report
@@ -379,8 +388,13 @@ CALENDAR = {
 }
 
 
+def _selected(request, test) -> list[str]:
+    """The samples of `test` that this run selected (its tier, -k): a batch grades those and no more."""
+    return [item.callspec.params["sample"] for item in request.session.items if item.originalname == test]
+
+
 def _batch(tmp_path_factory, lab: str, samples) -> Path:
-    """Every named sample of the lab (and its starter), graded two at a time as an instructor's batch would."""
+    """The named samples of the lab (the starter among them), graded two at a time as an instructor's batch would."""
     subs = tmp_path_factory.mktemp(f"{lab}-subs")
     for name in samples:
         shutil.copytree(paths.LABS / lab / "starter" if name == "starter" else SAMPLES / lab / name, subs / name)
@@ -390,12 +404,18 @@ def _batch(tmp_path_factory, lab: str, samples) -> Path:
 
 
 @pytest.fixture(scope="module")
-def calendar_batch(tmp_path_factory):
-    return _batch(tmp_path_factory, "calendar", CALENDAR)
+def calendar_batch(tmp_path_factory, request):
+    return _batch(tmp_path_factory, "calendar",
+                  _selected(request, "test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip"))
+
+
+# The default tier grades the reference and a slip Lincheck catches; the full tier every sample, in one batch.
+BATCH_FULL = "the lab's every sample, graded in one batch (the default tier grades the reference and one slip)"
 
 
 @pytest.mark.xdist_group("calendar-batch")  # one worker, so the batch is graded once
-@pytest.mark.parametrize("sample", CALENDAR)
+@pytest.mark.parametrize("sample", [s if s in ("correct", "check_then_lock") else pytest.param(
+    s, marks=pytest.mark.full(BATCH_FULL, seconds=90, unit="calendar-batch")) for s in CALENDAR])
 def test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip(calendar_batch, sample):
     results = json.loads((calendar_batch / sample / "results.json").read_text())
     report = (calendar_batch / sample / "report.md").read_text()
@@ -433,12 +453,14 @@ DATABASE = {
 
 
 @pytest.fixture(scope="module")
-def database_batch(tmp_path_factory):
-    return _batch(tmp_path_factory, "database", DATABASE)
+def database_batch(tmp_path_factory, request):
+    return _batch(tmp_path_factory, "database",
+                  _selected(request, "test_each_database_sample_gets_its_marks_and_feedback_that_names_its_slip"))
 
 
 @pytest.mark.xdist_group("database-batch")  # one worker, so the batch is graded once
-@pytest.mark.parametrize("sample", DATABASE)
+@pytest.mark.parametrize("sample", [s if s in ("correct", "join_no_user_lock") else pytest.param(
+    s, marks=pytest.mark.full(BATCH_FULL, seconds=30, unit="database-batch")) for s in DATABASE])
 def test_each_database_sample_gets_its_marks_and_feedback_that_names_its_slip(database_batch, sample):
     results = json.loads((database_batch / sample / "results.json").read_text())
     report = (database_batch / sample / "report.md").read_text()

@@ -69,6 +69,7 @@ def test_the_copy_offers_the_students_commands_only(in_copy, copy, tmp_path):
     assert in_copy(copy, "hint", "pht", results=tmp_path).returncode == 0
 
 
+@pytest.mark.full("a release of its own and a grading in it", seconds=43)
 def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(in_copy, tmp_path):
     with pytest.raises(LabError, match="mutants and buffer cannot share a student copy"):
         release.release(tmp_path / "both", ["buffer", "mutants"])
@@ -81,6 +82,7 @@ def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(in_copy, tmp_path
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+@pytest.mark.full("a release of its own and a build in it", seconds=29)
 def test_a_lab_that_needs_another_labs_answer_to_compile_gets_its_own_copy(in_copy, tmp_path):
     """The database lab's mechanism keeps its entities in EventStore, the calendar lab's answer: one copy of both
     would ship a starter that cannot compile. Refused with the chain named; alone, the lab is whole in its copy."""
@@ -135,6 +137,7 @@ def test_the_java_labs_are_modules_an_ide_runs(copy):
     assert "<module>mutants</module>" not in (copy / "labs" / "pom.xml").read_text()  # not a lab of this copy
 
 
+@pytest.mark.full("a release of its own, and a lab graded against a shipped class", seconds=33)
 def test_a_shipped_class_that_passes_a_lab_stops_the_copy(tmp_path):
     """`./lab release` grades each kit handoff it ships as the released labs' class (issue 47): renamed, the
     kit's step log out, a size constructor in. Here a kit folder holds the shipped TwoLockQueue (unbounded:

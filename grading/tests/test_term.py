@@ -6,7 +6,8 @@ own setup.sh from the zip alone, in a root laid out as Gradescope lays it (/auto
 /autograder/submission, /autograder/results, given as AUTOGRADER_ROOT). Every mark agrees with
 expected.toml. The leg is this host, not Gradescope's Ubuntu image: setup.sh installs its system
 packages only when one is missing, and this host has them all, so apt is not exercised here; the kit
-in the zip builds its own .venv and Java, and grades, exactly as on Gradescope.
+in the zip builds its own .venv and Java, and grades, exactly as on Gradescope. That leg, setup.sh
+building a kit from the registries, is the full tier's; the default tier walks the term to the gradebook.
 
 Also: in that copy every command line its handouts, hints, README and book name runs (its --help),
 or the copy's book says at the top of the page that the command is the full kit's."""
@@ -117,19 +118,50 @@ def _student(copy: Path, in_copy, name: str, work: str, results: Path) -> Path:
     return handed_in
 
 
-def test_a_term_from_release_to_gradebook_and_gradescope(copy, in_copy, tmp_path):
-    expected = verify.sample_marks()["buffer"]
-    zips = {name: _student(copy, in_copy, name, work, tmp_path) for name, work in STUDENTS.items()}
+@pytest.fixture(scope="module")
+def handed_in(copy, in_copy, tmp_path_factory):
+    """Each student's zip, made by the first test that needs it: {student: zip}."""
+    return {"folder": tmp_path_factory.mktemp("handed"), "zips": {}}
 
-    # the instructor, in the full kit: one batch, one gradebook
-    rows = {r["submission"]: r for r in csv.DictReader(grader.grade_batch("buffer", tmp_path / "handed-in",
-                                                                           tmp_path / "batch").open())}
+
+def _hand_in(handed_in, copy, in_copy, name: str) -> Path:
+    if name not in handed_in["zips"]:
+        handed_in["zips"][name] = _student(copy, in_copy, name, STUDENTS[name], handed_in["folder"])
+    return handed_in["zips"][name]
+
+
+@pytest.mark.parametrize("name", STUDENTS)
+def test_a_students_path_through_the_handout(handed_in, copy, in_copy, name):
+    """Copy the starter, do the work, check-lab (its public marks), a hint, a zip: as the handout says."""
+    assert _hand_in(handed_in, copy, in_copy, name).exists()
+
+
+@pytest.fixture(scope="module")
+def term(handed_in, copy, in_copy):
+    """The students' zips and the instructor's gradebook: (zips, the gradebook's rows by zip name, the batch)."""
+    zips = {name: _hand_in(handed_in, copy, in_copy, name) for name in STUDENTS}
+    batch = handed_in["folder"] / "batch"
+    rows = {r["submission"]: r for r in csv.DictReader(grader.grade_batch("buffer", zips["ada"].parent, batch).open())}
+    return zips, rows, batch
+
+
+def test_a_term_from_release_to_the_gradebook(term):
+    """Release, the three students' zips, one batch, one gradebook: every mark the sample's."""
+    expected = verify.sample_marks()["buffer"]
+    _, rows, batch = term
     rubric = grader.load_rubric("buffer")
     for name, work in STUDENTS.items():
         marks = [float(rows[f"{name}.zip"][t.name]) for t in rubric.tests]
-        assert marks == expected[work], (name, (tmp_path / "batch" / f"{name}.zip" / "report.md").read_text())
+        assert marks == expected[work], (name, (batch / f"{name}.zip" / "report.md").read_text())
 
-    # the same zips through the exported autograder, built and run as Gradescope does
+
+@pytest.mark.full("setup.sh builds the zip's own .venv and Java from the registries, then grades four times", seconds=120)
+def test_the_terms_zips_through_the_gradescope_autograder_its_setup_sh_built(term, tmp_path):
+    """The same zips through the exported autograder, built from the zip alone and run as Gradescope does; its
+    marks are the gradebook's. (The default tier runs the zip's run_autograder with this checkout's kit:
+    test_batch.py.)"""
+    expected = verify.sample_marks()["buffer"]
+    zips, rows, _ = term
     root = tmp_path / "autograder"
     _unzip(gradescope.export("buffer"), root / "source")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HANDOFFLAB_", "PYTEST", "VIRTUAL_ENV"))}

@@ -13,12 +13,18 @@ from handofflab import bench, catalog, paths
 pytestmark = pytest.mark.xdist_group("bench-servers")
 
 
+# the tests that read the module's quick run: one unit of the full tier, so CI's slice runs them together
+QUICK_RUN = pytest.mark.full("a quick run of bench servers (two designs, repeated), shared by the tests that read it",
+                             seconds=60, unit="bench-servers-quick")
+
+
 @pytest.fixture(scope="module")
 def quick():
     out = bench.run("quick", ["SharedBuffer", "Iterative"])
     return out, pd.read_csv(out / "raw.csv"), pd.read_csv(out / "summary.csv")
 
 
+@QUICK_RUN
 def test_every_point_is_repeated_and_exactly_once(quick):
     _, raw, summary = quick
     points = bench.points(bench.QUICK, ["SharedBuffer", "Iterative"], catalog.load())
@@ -28,6 +34,7 @@ def test_every_point_is_repeated_and_exactly_once(quick):
     assert (raw["lost"] == 0).all() and (raw["duplicated"] == 0).all() and (raw["server_problems"] == 0).all()
 
 
+@QUICK_RUN
 def test_no_run_beats_the_littles_law_bound(quick):
     _, raw, summary = quick
     assert (raw["seconds"] >= raw["bound_seconds"]).all()
@@ -36,6 +43,7 @@ def test_no_run_beats_the_littles_law_bound(quick):
     assert iterative["bound_s"] == pytest.approx(140 * 1 * 0.010)  # N t_r / 1 worker
 
 
+@QUICK_RUN
 def test_the_slowest_request_is_recorded_beside_the_99th_percentile(quick):
     """A run ends with its slowest client's last reply: the summary shows it (why the PHT trails its bound)."""
     _, raw, summary = quick
@@ -43,6 +51,7 @@ def test_the_slowest_request_is_recorded_beside_the_99th_percentile(quick):
     assert (summary["max_ms"] >= summary["p99_ms"]).all()
 
 
+@QUICK_RUN
 def test_results_written_before_the_slowest_request_was_recorded_still_summarize(quick, tmp_path, monkeypatch):
     """A raw.csv from an older kit has no max_ms column: the summary shows its p99 and a dash, not a KeyError."""
     _, raw, _ = quick
@@ -64,12 +73,14 @@ def test_the_paper_mode_is_table_1_at_the_papers_own_service_time():
     assert pht.split(":")[2:4] == ["50", "101"]  # the paper's W and slots
 
 
+@QUICK_RUN
 def test_the_papers_figures_are_scaled_beside_ours(quick):
     _, _, summary = quick
     fig5 = summary[(summary["design"] == "SharedBuffer") & (summary["workers"] == 10)].iloc[0]
     assert fig5["paper_scaled_s"] == pytest.approx(74.118 * 10 / 250)  # Fig. 5, W = 10, scaled to t_r = 10 ms
 
 
+@QUICK_RUN
 def test_plots_and_summary_are_written(quick):
     out, _, _ = quick
     for png in ("time_vs_workers.png", "efficiency.png"):

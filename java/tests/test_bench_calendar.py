@@ -10,6 +10,7 @@ from handofflab import bench_calendar, catalog
 from handofflab.console import LabError
 
 
+@pytest.mark.full("a quick run of bench calendar: every store and mode against SQLite", seconds=24)
 def test_a_short_full_run_measures_every_store_and_mode_against_sqlite_on_each_core_count():
     """Every correct list kind and SQLite, each thread management; and, as --full does, each point on 1,
     2, 4, ... of this machine's cores (CPU affinity; the paper compared machines of 4 and 8 cores), the

@@ -12,6 +12,7 @@ from handofflab import bench_dht, dht
 from handofflab.console import LabError
 
 
+@pytest.mark.full("a quick run of bench dht: three JVMs per pattern", seconds=52)
 def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_path):
     monkeypatch.setattr(bench_dht, "QUICK", bench_dht.Plan(values=300, reps=2, q=4, study_runs=6, study_ls=(1, 100),
                                                               matrices=("impcol_b", "jpwh_991"), processors=(2, 4)))
@@ -74,6 +75,7 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     assert "| jpwh_991 | made by the kit | 991 | 6027 |" in text
 
 
+@pytest.mark.full("a Hazelcast cluster of separate JVMs", seconds=15)
 def test_the_same_workload_runs_on_a_hazelcast_cluster_of_separate_processes():
     """The baseline store: p members on loopback, each value stored, found and deleted once (checked by
     each member); N-1, whose keys all carry one partition key so that one member holds them."""

@@ -12,12 +12,18 @@ from handofflab import bench_handoffs, catalog, paths
 pytestmark = pytest.mark.xdist_group("bench-handoffs")
 
 
+# the tests that read the module's quick run: one unit of the full tier, so CI's slice runs them together
+QUICK_RUN = pytest.mark.full("a quick JMH run of every handoff, shared by the tests that read it",
+                             seconds=35, unit="bench-handoffs-quick")
+
+
 @pytest.fixture(scope="module")
 def quick():
     out = bench_handoffs.run("quick", ["SharedBuffer", "SpmcArrayQueue"], [1, 2])
     return out, pd.read_csv(out / "results.csv")
 
 
+@QUICK_RUN
 def test_every_point_is_measured_beside_the_baseline(quick):
     _, df = quick
     assert sorted(df["impl"].unique()) == ["ArrayBlockingQueue", "MonitorBuffer", "SpmcArrayQueue"]
@@ -50,6 +56,7 @@ def test_the_summary_says_how_wide_each_ratio_is(monkeypatch, tmp_path):
     assert "[×2.00 ±7 %]" in md and "[×0.50 ±50 %]" in md and "**1 of 2 ratios are wider than ±10 %**" in md
 
 
+@QUICK_RUN
 def test_summary_and_plot_are_written(quick):
     out, _ = quick
     data = (out / "throughput.png").read_bytes()
@@ -58,6 +65,7 @@ def test_summary_and_plot_are_written(quick):
     assert "| SharedBuffer (`MonitorBuffer`) | kit |" in md and not md.startswith("**PARTIAL")
 
 
+@pytest.mark.full("a JMH run of a lossy handoff", seconds=21)
 def test_a_lossy_handoff_fails_its_point_and_the_run_is_marked_partial():
     run = subprocess.run([str(paths.ROOT / "lab"), "bench", "handoffs", "--impl", "MailboxNoBusy", "--workers", "2"],
                          capture_output=True, text=True, timeout=300)

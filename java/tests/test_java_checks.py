@@ -16,9 +16,17 @@ PAIRS = javacheck.claimed_pairs()
 DRAWN = set(book.included("java"))
 
 
+# The default tier checks the pairs the book draws (a catch of every checker but JPF) and the first correct class
+# of each checker; the full tier every claimed pair, each a JVM of its own (a few seconds each).
+DEFAULT_TIER = DRAWN | {next(f"{v.name}.{c}.md" for v, c in PAIRS if c == checker and v.correct)
+                        for checker in dict.fromkeys(c for _, c in PAIRS)}
+
+
 @pytest.mark.parametrize("variant,checker", [
     pytest.param(v, c, id=f"{v.name}-{c}",
-                 marks=[pytest.mark.xdist_group("source-tree")] if f"{v.name}.{c}.md" in DRAWN else [])
+                 marks=[pytest.mark.xdist_group("source-tree")] if f"{v.name}.{c}.md" in DRAWN else
+                 [] if f"{v.name}.{c}.md" in DEFAULT_TIER else
+                 [pytest.mark.full("every claimed (variant, checker) pair: a checker's JVM each", seconds=4)])
     for v, c in PAIRS])
 def test_the_checker_gives_the_catalogued_verdict(variant, checker):
     """One (variant, checker) per test, so a failure names its pair and -k selects it."""

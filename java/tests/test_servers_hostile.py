@@ -86,6 +86,7 @@ def test_a_client_that_keeps_talking_after_its_reply_is_cut_off():
     assert code == 0 and "served 3," in out, out + err
 
 
+@pytest.mark.full("servers that serve long requests while they shut down", seconds=16)
 def test_shutdown_waits_for_long_requests_and_blames_no_correct_handoff():
     """Before: with two workers busy on 10 s requests, Ctrl-C ended after a fixed 30 s with exit 1,
     blaming MonitorBuffer for 'losing' the connections queued behind them."""

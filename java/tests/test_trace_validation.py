@@ -27,7 +27,9 @@ def test_every_java_class_of_a_traced_design_has_a_trace_claim_or_a_reason():
 
 
 @pytest.mark.parametrize("variant", [
-    pytest.param(v, id=v.name, marks=[pytest.mark.xdist_group("source-tree")] if f"{v.name}.trace.md" in DRAWN else [])
+    pytest.param(v, id=v.name, marks=[pytest.mark.xdist_group("source-tree")] if f"{v.name}.trace.md" in DRAWN else
+                 [] if v.name == "MonitorBuffer" else  # the default tier: the book's catches and one correct design
+                 [pytest.mark.full("every traced class: ten recorded runs and a TLC run each", seconds=11)])
     for v in TRACEABLE])
 def test_trace_validation_gives_the_catalogued_verdict(variant):
     """On what the claim rests on (catalog trace_from): calls alone, as a submission is recorded, unless the
@@ -172,6 +174,7 @@ def test_stress_tracing_names_what_it_needs():
         tracecheck.check_stress(catalog.load().variant("EventStore"))
 
 
+@pytest.mark.full("a long stress trace judged by TLC", seconds=32)
 def test_an_unbounded_queues_stress_trace_stays_short_enough_for_tlc():
     """Issue 47: `./lab check trace TwoLockQueue --stress` never finished: the acceptor outran the workers, the
     unbounded queue held 9 547 connections in the first 40 000 events, and TLC, carrying that sequence in every
