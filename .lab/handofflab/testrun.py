@@ -203,6 +203,9 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
         heading("CI's rotation: the default tier and one slice of the full tier")
         print(slice_line, flush=True)
     phases = {}
+    installing = time.monotonic()
+    toolchain.install()  # a fresh clone's first installs, before any test: a test's time is its own
+    phases["tools"] = time.monotonic() - installing
     java_cases, phases["JUnit"] = _java(tier, chosen, full_units)
     py_cases, phases["pytest"] = _pytest(tier, chosen, pytest_args, results)
     cases = java_cases + py_cases

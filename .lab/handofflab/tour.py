@@ -12,10 +12,8 @@ from handofflab.console import LabError, console, heading, ok
 def run() -> None:
     start = time.monotonic()
     heading("1/7  Tools (installed on first use, into .tools/ and .venv/)")
-    toolchain.tlc_jar()
+    toolchain.install()
     javabuild.build()
-    toolchain.mdbook_katex()
-    toolchain.katex_assets()
     ok("TLC, Java build, mdBook + KaTeX ready")
 
     heading("2/7  TLC on the shared buffer's models (specs/SharedBuffer.tla)")
