@@ -39,9 +39,16 @@ def full_unit(item) -> tuple[str, str, float, bool] | None:
         raise pytest.UsageError(f"{item.nodeid}: a `full` mark needs its reason and its seconds on 2 quiet cores, "
                                 "e.g. @pytest.mark.full(\"grades every sample\", seconds=120)")
     unit = mark.kwargs.get("unit")
-    return unit or item.nodeid.split("[", 1)[0], reason, seconds, bool(unit)
+    return unit or _function(item), reason, seconds, bool(unit)
 
 
+def _function(item) -> str:
+    """The node id of the test's function: without its parameters, and without the `@group` that
+    pytest-xdist's loadgroup appends on a worker (a unit is named alike on every process)."""
+    return item.nodeid.split("@", 1)[0].split("[", 1)[0]
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist renames the items of a group
 def pytest_collection_modifyitems(config, items):
     tier, extra, listing = (config.getoption(o) for o in ("--tier", "--with-full", "--list-full"))
     wanted = set(open(extra).read().split()) if extra else set()
@@ -52,10 +59,10 @@ def pytest_collection_modifyitems(config, items):
         if full is not None:
             unit, reason, seconds, named = full
             u = units.setdefault(unit, {"unit": unit, "seconds": 0.0, "reasons": {}, "tests": []})
-            u["reasons"].setdefault(item.nodeid.split("[", 1)[0], reason)
+            u["reasons"].setdefault(_function(item), reason)
             if not named or not u["tests"]:  # each test's own seconds; a named unit's mark gives the unit's whole
                 u["seconds"] += seconds
-            u["tests"].append(item.nodeid)
+            u["tests"].append(item.nodeid.split("@", 1)[0])
         if full is None or tier == "full" or full[0] in wanted:
             keep.append(item)
         else:

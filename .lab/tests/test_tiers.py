@@ -37,11 +37,11 @@ SUITE = textwrap.dedent('''
 ''')
 
 
-def _pytest(tmp_path, *args, suite=SUITE):
+def _pytest(tmp_path, *args, suite=SUITE, xdist=False):
     (tmp_path / "test_suite.py").write_text(suite)
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "handofflab.tierplugin", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--rootdir", str(tmp_path), "-c", "/dev/null", *args, "test_suite.py"],
-                          cwd=tmp_path, capture_output=True, text=True)
+                           *([] if xdist else ["-p", "no:xdist"]), "--rootdir", str(tmp_path), "-c", "/dev/null",
+                           *args, "test_suite.py"], cwd=tmp_path, capture_output=True, text=True)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -59,6 +59,17 @@ def test_a_slice_adds_its_units_to_the_default_tier_and_an_unknown_unit_is_refus
     (tmp_path / "slice.txt").write_text("test_suite.py::test_nothing\n")
     rc, out = _pytest(tmp_path, f"--with-full={tmp_path / 'slice.txt'}")
     assert rc != 0 and "names units the full tier does not have: test_suite.py::test_nothing" in out, out
+
+
+def test_a_slice_runs_on_workers_that_name_a_group_as_testrun_runs_them(tmp_path):
+    """pytest-xdist's loadgroup appends `@group` to a grouped test's id on each worker: a unit is still found
+    by its name there (a CI run's workers ended at their first test when a sliced unit was grouped)."""
+    grouped = SUITE.replace('@pytest.mark.full("heavy", seconds=30)',
+                            '@pytest.mark.xdist_group("g")\n@pytest.mark.full("heavy", seconds=30)')
+    (tmp_path / "slice.txt").write_text("test_suite.py::test_heavy\n")
+    rc, out = _pytest(tmp_path, "-n", "2", "--dist", "loadgroup", f"--with-full={tmp_path / 'slice.txt'}",
+                      suite=grouped, xdist=True)
+    assert rc == 0 and "3 passed" in out, out
 
 
 def test_the_full_tier_is_listed_by_unit_with_its_seconds_and_reasons(tmp_path):
