@@ -80,9 +80,9 @@ def _workers(pytest_args: tuple[str, ...]) -> int | None:
     return workers if workers > 1 else None
 
 
-def _junit_tier(full_units: list[tiers.Unit]):
+def _junit_tier(junit_full: list[tiers.Unit]):
     """A surefire test case's tier, from the JUnit sources' full tags (class or method)."""
-    tagged = {u.junit_selector for u in full_units if u.runner == "junit"}
+    tagged = {u.junit_selector for u in junit_full}
 
     def tier_of(case) -> str:
         cls = (case.get("classname") or "").rsplit(".", 1)[-1]
@@ -108,7 +108,7 @@ def _keep_surefire(into: Path) -> list[Path]:
     return kept
 
 
-def _java(tier: str, chosen: list[tiers.Unit], full_units: list[tiers.Unit]) -> tuple[list[Case], float]:
+def _java(tier: str, chosen: list[tiers.Unit], junit_full: list[tiers.Unit]) -> tuple[list[Case], float]:
     """JUnit through Maven: the default tier leaves out the full tags; the rotation then runs its slice's."""
     started = time.monotonic()
     javabuild.build()
@@ -127,7 +127,7 @@ def _java(tier: str, chosen: list[tiers.Unit], full_units: list[tiers.Unit]) -> 
         more = _keep_surefire(REPORTS / "junit-slice")
         failed_build |= rc != 0 and not more
         xml += more
-    tier_of = _junit_tier(full_units)
+    tier_of = _junit_tier(junit_full)
     cases = [c for f in xml for c in _cases(f, lambda case: "java", tier_of)]
     if failed_build:  # the build itself failed: that is a failure, not zero tests
         cases.append(Case("java", "mvn test (the build)", "failed", 0.0, None, "default"))
@@ -152,6 +152,7 @@ def _pytest(tier: str, chosen: list[tiers.Unit], pytest_args: tuple[str, ...], r
     elapsed = time.monotonic() - started
     if not junit.exists():
         return [Case("specs", "pytest (the run)", "failed", 0.0, None, "default")], elapsed
+
     def layer_of(case) -> str:  # a case from outside the layers (pytest's own error) is the entry point's
         layer = (case.get("file") or case.get("classname", "")).lstrip(".").replace("/", ".").split(".")[0]
         return layer if layer in LAYERS else "lab"
@@ -177,7 +178,8 @@ def _summary(cases: list[Case], phases: dict[str, float], tier: str, slice_line:
         lines.append(f"pytest: {cpu_total / 60:.1f} CPU-minutes over {os.cpu_count()} core(s)")
     lines.append("the slowest tests (wall s, CPU s, tier):")
     for c in sorted(cases, key=lambda c: -c.seconds)[:15]:
-        over = "   <- over the default tier's 60 s" if c.tier == "default" and c.seconds > DEFAULT_TEST_SECONDS else ""
+        over = (f"   <- over the default tier's {DEFAULT_TEST_SECONDS} s"
+                if c.tier == "default" and c.seconds > DEFAULT_TEST_SECONDS else "")
         cpu = f"{c.cpu:7.1f}" if c.cpu is not None else "      -"
         lines.append(f"  {c.seconds:7.1f} {cpu}  {c.tier:<7}  {c.name}{over}")
     return lines
@@ -192,11 +194,11 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     shutil.rmtree(REPORTS, ignore_errors=True)
     REPORTS.mkdir(parents=True)
     before = _snapshot(paths.RESULTS)
-    full_units = tiers.junit_units()
+    junit_full = tiers.junit_units()  # read once: the tier of each JUnit case, and the rotation's units
     chosen: list[tiers.Unit] = []
     slice_line = None
     if tier == "rotate":
-        units = full_units + tiers.pytest_units()
+        units = junit_full + tiers.pytest_units()
         i, k, chosen = tiers.rotation(units, tiers.commit_count())
         slice_line = (f"slice {i + 1} of {k} of the full tier (chosen by the commit's count), "
                       f"{sum(u.seconds for u in chosen):.0f} s on 2 quiet cores: "
@@ -207,7 +209,7 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     installing = time.monotonic()
     toolchain.install()  # a fresh clone's first installs, before any test: a test's time is its own
     phases["tools"] = time.monotonic() - installing
-    java_cases, phases["JUnit"] = _java(tier, chosen, full_units)
+    java_cases, phases["JUnit"] = _java(tier, chosen, junit_full)
     py_cases, phases["pytest"] = _pytest(tier, chosen, pytest_args, results)
     cases = java_cases + py_cases
     changed = sorted(set(before.items()) ^ set(_snapshot(paths.RESULTS).items()))
