@@ -35,12 +35,12 @@ def tour():
 
 @cli.command(context_settings={"ignore_unknown_options": True})
 @click.option("--full", "tier", flag_value="full", help="every test: the default tier and the heavy full tier")
-@click.option("--rotate", "tier", flag_value="rotate",
-              help="the default tier and this commit's slice of the full tier (what CI runs)")
+@click.option("--slice", "tier", flag_value="slice",
+              help="only this commit's slice of the full tier (CI runs it after the default tier)")
 @click.argument("pytest_args", nargs=-1, type=click.UNPROCESSED)
 def test(tier, pytest_args):
     """Run the default tier of tests (JUnit via Maven, the rest via pytest), within 10 minutes on 2 cores;
-    counts and time per layer; ends `N passed, N failed`. Reports are kept in .cache/test-report/."""
+    counts and time per layer; ends `N passed, N failed`. Reports are kept in .cache/test-report/TIER/."""
     from handofflab import testrun
     sys.exit(testrun.run(tuple(pytest_args), tier or "default"))
 

@@ -2,7 +2,8 @@
 pytest — counted per layer, timed per layer, ending with one line `N passed, N failed`.
 
 The tier is chosen here (tiers.py says what each is): `default` leaves out every test marked full,
-`full` runs them all, `rotate` (CI) runs the default tier and the commit's slice of the full one.
+`full` runs them all, `slice` runs only the commit's slice of the full one (CI runs it after the
+default tier, so each is timed on its own).
 Both runners' JUnit XML is kept in REPORTS, with a summary of where the time went."""
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from handofflab import javabuild, paths, tiers, toolchain
 from handofflab.console import console, heading
 
 LAYERS = ("lab", "specs", "java", "notebooks", "book", "grading")  # "lab": the ./lab entry point itself
-REPORTS = paths.ROOT / ".cache" / "test-report"   # git-ignored; rewritten by every run
+REPORTS = paths.ROOT / ".cache" / "test-report"   # git-ignored; a folder per tier, rewritten by its every run
 DEFAULT_TEST_SECONDS = 60  # a default-tier test slower than this (wall, quiet) belongs to the full tier
 
 
@@ -108,25 +109,25 @@ def _keep_surefire(into: Path) -> list[Path]:
     return kept
 
 
-def _java(tier: str, chosen: list[tiers.Unit], junit_full: list[tiers.Unit]) -> tuple[list[Case], float]:
-    """JUnit through Maven: the default tier leaves out the full tags; the rotation then runs its slice's."""
+def _java(tier: str, chosen: list[tiers.Unit], junit_full: list[tiers.Unit], reports: Path) -> tuple[list[Case], float]:
+    """JUnit through Maven: the default tier leaves out the full tags, the slice runs only its own."""
     started = time.monotonic()
     javabuild.build()
-    heading(f"java: JUnit 5 (mvn test, {'every test' if tier == 'full' else 'the default tier'})")
     # The server tests fork a JDK 21+ where there is one, so the VirtualThreads design is tested too.
     jdk21 = toolchain.jdk21()
     jvm = [f"-Dhandofflab.test.jvm={jdk21}"] if jdk21 else []
-    rc = _mvn_test([] if tier == "full" else ["-DexcludedGroups=full"], jvm)
-    xml = _keep_surefire(REPORTS / "junit")
-    failed_build = rc != 0 and not xml
-    selectors = [u.junit_selector for u in chosen if u.runner == "junit"]
-    if selectors:
+    if tier == "slice":
+        selectors = [u.junit_selector for u in chosen if u.runner == "junit"]
+        if not selectors:
+            return [], time.monotonic() - started
         heading("java: JUnit 5, this commit's slice of the full tier: " + ", ".join(selectors))
-        rc = _mvn_test(["-Dgroups=full", "-Dtest=" + ",".join(selectors), "-Dsurefire.failIfNoSpecifiedTests=false"],
-                       jvm)
-        more = _keep_surefire(REPORTS / "junit-slice")
-        failed_build |= rc != 0 and not more
-        xml += more
+        args = ["-Dgroups=full", "-Dtest=" + ",".join(selectors), "-Dsurefire.failIfNoSpecifiedTests=false"]
+    else:
+        heading(f"java: JUnit 5 (mvn test, {'every test' if tier == 'full' else 'the default tier'})")
+        args = [] if tier == "full" else ["-DexcludedGroups=full"]
+    rc = _mvn_test(args, jvm)
+    xml = _keep_surefire(reports / "junit")
+    failed_build = rc != 0 and not xml
     tier_of = _junit_tier(junit_full)
     cases = [c for f in xml for c in _cases(f, lambda case: "java", tier_of)]
     if failed_build:  # the build itself failed: that is a failure, not zero tests
@@ -134,18 +135,22 @@ def _java(tier: str, chosen: list[tiers.Unit], junit_full: list[tiers.Unit]) -> 
     return cases, time.monotonic() - started
 
 
-def _pytest(tier: str, chosen: list[tiers.Unit], pytest_args: tuple[str, ...], results: Path) -> tuple[list[Case], float]:
+def _pytest(tier: str, chosen: list[tiers.Unit], pytest_args: tuple[str, ...], results: Path,
+            reports: Path) -> tuple[list[Case], float]:
     started = time.monotonic()
-    workers = _workers(pytest_args)
-    heading("specs, java checkers, notebooks, book, grading (pytest" + (f", {workers} workers" if workers else "")
-            + f", {'every test' if tier == 'full' else 'the default tier'})")
-    junit = REPORTS / "pytest.xml"
-    parallel = ["-n", str(workers), "--dist", "loadgroup"] if workers else []
-    selection = ["--tier=full"] if tier == "full" else []
     names = [u.name for u in chosen if u.runner == "pytest"]
+    if tier == "slice" and not names:
+        return [], time.monotonic() - started
+    workers = _workers(pytest_args)
+    what = {"full": "every test", "default": "the default tier", "slice": "this commit's slice of the full tier"}
+    heading("specs, java checkers, notebooks, book, grading (pytest" + (f", {workers} workers" if workers else "")
+            + f", {what[tier]})")
+    junit = reports / "pytest.xml"
+    parallel = ["-n", str(workers), "--dist", "loadgroup"] if workers else []
+    selection = [f"--tier={tier}"]
     if names:
-        (REPORTS / "slice.txt").write_text("\n".join(names) + "\n")
-        selection += [f"--with-full={REPORTS / 'slice.txt'}"]
+        (reports / "slice.txt").write_text("\n".join(names) + "\n")
+        selection += [f"--with-full={reports / 'slice.txt'}"]
     subprocess.run([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o", "junit_family=xunit1",
                     *parallel, *selection, f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
                    env={**os.environ, "HANDOFFLAB_RESULTS": str(results)})
@@ -156,7 +161,7 @@ def _pytest(tier: str, chosen: list[tiers.Unit], pytest_args: tuple[str, ...], r
     def layer_of(case) -> str:  # a case from outside the layers (pytest's own error) is the entry point's
         layer = (case.get("file") or case.get("classname", "")).lstrip(".").replace("/", ".").split(".")[0]
         return layer if layer in LAYERS else "lab"
-    return _cases(junit, layer_of, lambda case: "default"), elapsed
+    return _cases(junit, layer_of, lambda case: "full" if tier == "slice" else "default"), elapsed
 
 
 def _summary(cases: list[Case], phases: dict[str, float], tier: str, slice_line: str | None) -> list[str]:
@@ -186,31 +191,32 @@ def _summary(cases: list[Case], phases: dict[str, float], tier: str, slice_line:
 
 
 def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
-    """The tests of `tier` (default, full or rotate), writing only into a temporary results folder
+    """The tests of `tier` (default, full or slice), writing only into a temporary results folder
     (HANDOFFLAB_RESULTS): a user's results/ (a 25-minute benchmark, say) is never touched, and the run
-    checks that it is not. Reports go to REPORTS."""
+    checks that it is not. Reports go to REPORTS/TIER/."""
     started = time.monotonic()
     results = Path(tempfile.mkdtemp(prefix="handofflab-test-results-"))
-    shutil.rmtree(REPORTS, ignore_errors=True)
-    REPORTS.mkdir(parents=True)
+    reports = REPORTS / tier
+    shutil.rmtree(reports, ignore_errors=True)
+    reports.mkdir(parents=True)
     before = _snapshot(paths.RESULTS)
     junit_full = tiers.junit_units()  # read once: the tier of each JUnit case, and the rotation's units
     chosen: list[tiers.Unit] = []
     slice_line = None
-    if tier == "rotate":
+    if tier == "slice":
         units = junit_full + tiers.pytest_units()
         i, k, chosen = tiers.rotation(units, tiers.commit_count())
         slice_line = (f"slice {i + 1} of {k} of the full tier (chosen by the commit's count), "
                       f"{sum(u.seconds for u in chosen):.0f} s on 2 quiet cores: "
                       + ", ".join(u.name for u in chosen))
-        heading("CI's rotation: the default tier and one slice of the full tier")
+        heading("CI's rotation: this commit's slice of the full tier")
         print(slice_line, flush=True)
     phases = {}
     installing = time.monotonic()
     toolchain.install()  # a fresh clone's first installs, before any test: a test's time is its own
     phases["tools"] = time.monotonic() - installing
-    java_cases, phases["JUnit"] = _java(tier, chosen, junit_full)
-    py_cases, phases["pytest"] = _pytest(tier, chosen, pytest_args, results)
+    java_cases, phases["JUnit"] = _java(tier, chosen, junit_full, reports)
+    py_cases, phases["pytest"] = _pytest(tier, chosen, pytest_args, results, reports)
     cases = java_cases + py_cases
     changed = sorted(set(before.items()) ^ set(_snapshot(paths.RESULTS).items()))
     if changed:  # a test wrote where the user keeps results: a failure of the suite itself
@@ -219,8 +225,8 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     cases.append(Case("lab", "results/ untouched by the tests", "failed" if changed else "passed", 0.0, None, "default"))
     phases["all"] = time.monotonic() - started
 
-    summary = _summary(cases, phases, "default" if tier == "rotate" else tier, slice_line)
-    (REPORTS / "summary.txt").write_text("\n".join(summary) + "\n")
+    summary = _summary(cases, phases, tier, slice_line)
+    (reports / "summary.txt").write_text("\n".join(summary) + "\n")
     print("\n".join(summary))
     counts: dict[str, Counter] = {layer: Counter() for layer in LAYERS}
     for c in cases:
@@ -236,7 +242,7 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     for layer in LAYERS:
         c = counts[layer]
         print(f"{layer}: {c['passed']} passed, {c['failed']} failed" + (f", {c['skipped']} skipped" if c["skipped"] else ""))
-    print(f"reports: {paths.shown(REPORTS)}/ (both runners' JUnit XML, summary.txt: where the time went)")
+    print(f"reports: {paths.shown(reports)}/ (both runners' JUnit XML, summary.txt: where the time went)")
     failed = total["failed"] > 0 or total["passed"] == 0
     if failed:
         print(f"(the tests' results and counterexamples are kept in {results})")

@@ -4,8 +4,9 @@
 A heavy test is marked `full("why", seconds=N)`: why it is heavy, and the seconds it (each parameter)
 took in a quiet run of the suite, which only size CI's slices; `unit="NAME"` keeps tests that share a
 costly fixture in one slice, the mark's seconds then the unit's whole. Without options only the default
-tier runs; `--tier full` runs every test; `--with-full FILE` adds the full-tier units FILE names (CI's
-slice, which `./lab test --rotate` chooses); `--list-full FILE` writes the full tier's units as JSON."""
+tier runs; `--tier full` runs every test; `--with-full FILE` adds the full-tier units FILE names, and
+`--tier slice --with-full FILE` runs only them (CI's slice, which `./lab test --slice` chooses);
+`--list-full FILE` writes the full tier's units as JSON."""
 from __future__ import annotations
 
 import json
@@ -15,8 +16,9 @@ import pytest
 
 def pytest_addoption(parser):
     group = parser.getgroup("handofflab", "Handoff Lab's tiers")
-    group.addoption("--tier", choices=("default", "full"), default="default",
-                    help="default: the tests not marked `full` (README's `./lab test`); full: every test")
+    group.addoption("--tier", choices=("default", "full", "slice"), default="default",
+                    help="default: the tests not marked `full` (README's `./lab test`); full: every test; "
+                         "slice: only the full-tier units --with-full names")
     group.addoption("--with-full", metavar="FILE", help="also run the full-tier units FILE names, one a line")
     group.addoption("--list-full", metavar="FILE",
                     help="write the full tier's units (name, seconds, reasons, tests) as JSON")
@@ -63,13 +65,15 @@ def pytest_collection_modifyitems(config, items):
             if not named or not u["tests"]:  # each test's own seconds; a named unit's mark gives the unit's whole
                 u["seconds"] += seconds
             u["tests"].append(item.nodeid.split("@", 1)[0])
-        if full is None or tier == "full" or full[0] in wanted:
+        if tier == "full" or (full[0] in wanted if full else tier != "slice"):
             keep.append(item)
         else:
             drop.append(item)
     if listing:
         with open(listing, "w") as f:
             json.dump(sorted(units.values(), key=lambda u: u["unit"]), f, indent=1)
+    if tier == "slice" and not extra:
+        raise pytest.UsageError("--tier slice runs the units --with-full FILE names: give the FILE")
     unknown = wanted - set(units)
     if unknown:
         raise pytest.UsageError(f"--with-full names units the full tier does not have: {', '.join(sorted(unknown))}")

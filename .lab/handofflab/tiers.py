@@ -7,8 +7,8 @@ on 2 quiet cores:
   its reason or seconds, and leaves the test out of the default tier);
 - JUnit: `@Tag("full")` under a line `// full tier (N s): why` (surefire's excludedGroups leaves it
   out; `junit_units` refuses a tag without that line).
-`./lab test --full` runs every test. CI runs `./lab test --rotate`: the default tier and one slice
-of the full tier. The full tier's units are dealt into slices of about SLICE_SECONDS by their
+`./lab test --full` runs every test. CI runs `./lab test` (the default tier) and then
+`./lab test --slice`: one slice of the full tier. The full tier's units are dealt into slices of about SLICE_SECONDS by their
 seconds (largest first, each to the lightest slice), and the commit's count picks the slice, so
 consecutive commits run every slice in turn: no heavy test goes unrun for long, and none runs in
 every CI. A unit's seconds only size the slices; nothing is judged by them."""
@@ -26,7 +26,7 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-SLICE_SECONDS = 420  # a slice's tests' seconds on 2 quiet cores: about 3 minutes of CI beside the default tier
+SLICE_SECONDS = 420  # a slice's tests' seconds summed on 2 quiet cores: 3-6 minutes of CI after the default tier
 
 # the comment a JUnit full-tier tag sits under, and the declaration the tag is on
 JUNIT_FULL = re.compile(r'//\s*full tier \((\d+(?:\.\d+)?) s\):\s*(\S.*)\n\s*@Tag\("full"\)')

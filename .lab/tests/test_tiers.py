@@ -2,13 +2,14 @@
 tier, `--tier full` runs everything, CI's slices hold every full unit once, and a tier mark without its
 reason is refused by name, in pytest and in JUnit alike."""
 import json
+import re
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from handofflab import tiers
+from handofflab import paths, tiers
 from handofflab.console import LabError
 
 SUITE = textwrap.dedent('''
@@ -59,6 +60,21 @@ def test_a_slice_adds_its_units_to_the_default_tier_and_an_unknown_unit_is_refus
     (tmp_path / "slice.txt").write_text("test_suite.py::test_nothing\n")
     rc, out = _pytest(tmp_path, f"--with-full={tmp_path / 'slice.txt'}")
     assert rc != 0 and "names units the full tier does not have: test_suite.py::test_nothing" in out, out
+
+
+def test_the_slice_tier_runs_only_its_units_and_needs_them_named(tmp_path):
+    """CI's second command (`./lab test --slice`): the slice's units alone, timed apart from the default tier."""
+    (tmp_path / "slice.txt").write_text("shared\ntest_suite.py::test_cases\n")
+    rc, out = _pytest(tmp_path, "--tier=slice", f"--with-full={tmp_path / 'slice.txt'}")
+    assert rc == 0 and "3 passed, 3 deselected" in out, out  # test_reads_a, test_reads_b and test_cases[2]
+    rc, out = _pytest(tmp_path, "--tier=slice")
+    assert rc != 0 and "--tier slice runs the units --with-full FILE names" in out, out
+
+
+def test_ci_runs_readmes_test_command_and_then_the_slice_and_fails_if_either_fails():
+    ci = (paths.ROOT / ".ci" / "run").read_text()
+    assert "./lab test || status=$?" in ci and "./lab test --slice || status=$?" in ci and "exit $status" in ci
+    assert re.search(r"^\./lab test\s", (paths.ROOT / "README.md").read_text(), re.M)  # README's second command
 
 
 def test_a_slice_runs_on_workers_that_name_a_group_as_testrun_runs_them(tmp_path):
