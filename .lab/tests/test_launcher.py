@@ -2,6 +2,7 @@
 and `./lab doctor` lists every tool."""
 import os
 import subprocess
+import zipfile
 
 import pytest
 from pathlib import Path
@@ -122,3 +123,22 @@ def test_the_copy_knows_every_command_of_the_kit():
     from handofflab.cli import cli
     assert set(release.KIT_COMMANDS) == set(cli.commands)
     assert set(release.STUDENT_COMMANDS) <= set(cli.commands)
+
+
+def test_processes_that_find_tlc_missing_at_once_fetch_it_once_and_whole(tmp_path, monkeypatch):
+    """verify-verdicts' claims and pytest's workers may need TLC at the same moment in a fresh clone: one
+    fetches it (into a folder of its own, moved in whole), the others wait and find it there. Before the lock,
+    two Maven copies into one jar failed a fresh clone's CI."""
+    import concurrent.futures
+    from handofflab import toolchain
+    monkeypatch.setattr(paths, "TOOLS", tmp_path)
+    monkeypatch.setattr(toolchain, "TLA_DIR", tmp_path / "tla")
+    fetches = []
+    real_mvn = toolchain.mvn
+    monkeypatch.setattr(toolchain, "mvn", lambda *a, **k: (fetches.append(a), real_mvn(*a, **k))[1])
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        jars = list(pool.map(lambda _: toolchain.tlc_jar(), range(4)))
+    assert len(fetches) == 1 and len(set(jars)) == 1 and jars[0].parent == tmp_path / "tla"
+    with zipfile.ZipFile(jars[0]) as z:  # whole: a torn copy is no zip
+        assert "tlc2/TLC.class" in z.namelist()
+    assert [p.name for p in (tmp_path / "tla").iterdir() if p.name.startswith(".fetching")] == []
