@@ -119,6 +119,7 @@ class ClassFile:
     timed_wait: bool = False   # calls wait(ms) or wait(ms, ns)
     monitors: list[str] = field(default_factory=list)      # where each monitor came from ("field:o/w/N.f", "class:o/w/N", …)
     locked: list[str] = field(default_factory=list)        # methods that run under the object's own lock (synchronized, or on this)
+    declared: list[tuple[str, str]] = field(default_factory=list)  # (name, javap's declaration) of each method
     # what the submission's own fields and methods may hold or return ("field:…" or "call:…" -> an origin)
     origins: dict[str, str] = field(default_factory=dict)
 
@@ -150,6 +151,7 @@ def parse_javap(text: str) -> list[ClassFile]:
             found[-1].super = m.group(1)
         elif m := _METHOD.match(line):
             method, code = m.group(1), None
+            found[-1].declared.append((method, line.strip()))
         elif method and code is None and _SYNCHRONIZED_FLAG.match(line):
             found[-1].locked.append(method)
         elif line.strip() == "Code:":

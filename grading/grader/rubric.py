@@ -24,7 +24,8 @@ KIND_KEYS = {
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
             "server": {"check"}, "dht": {"check"}, "design": {"why"}}
 TEST_KEYS = {"name", "kind", "points", "hidden"}
-TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "spec", "server", "dht", "hints", "answers", "test"}
+TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "methods", "spec", "server", "dht", "hints", "answers",
+            "test"}
 SPEC_KEYS = {"reference", "knobs", "refinement", "shared"}
 SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "runs",
                "fill_workers", "fill_slots", "fill_requests"}
@@ -69,6 +70,9 @@ class Rubric:
     hints: dict = field(default_factory=dict)
     answers: tuple[str, ...] = ()  # the kit's files that answer the lab: `./lab release` leaves them out
     dht: dict = field(default_factory=dict)
+    # a lab whose class extends a kit class: the methods the submission writes; every other method it declares is
+    # private (its helpers), so that it cannot answer for the kit's methods the judge reads
+    methods: tuple[str, ...] = ()
 
     def of_kind(self, kind: str) -> list[int]:
         """Positions of the tests of one kind."""
@@ -130,9 +134,12 @@ def parse(raw: dict, where: str) -> Rubric:
     answers = raw.get("answers", [])
     if not isinstance(answers, list) or not all(isinstance(a, str) and a for a in answers):
         fail("`answers` is a list of the kit's files that answer the lab", 'answers = ["specs/Pipes.tla"]')
+    methods = raw.get("methods", [])
+    if not isinstance(methods, list) or not all(isinstance(m, str) and m.isidentifier() for m in methods):
+        fail("`methods` is a list of the method names a submission writes", 'methods = ["join", "deleteUser"]')
     return Rubric(raw["lab"], raw["title"], raw["file"], raw.get("class", ""), raw.get("api", "handoff"),
                   tuple(raw.get("forbid", ())), tests, dict(raw.get("spec", {})), dict(raw.get("server", {})),
-                  dict(hints), tuple(answers), dict(raw.get("dht", {})))
+                  dict(hints), tuple(answers), dict(raw.get("dht", {})), tuple(methods))
 
 
 def _test(t: dict, i: int, fail) -> TestSpec:

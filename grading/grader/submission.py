@@ -133,8 +133,11 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
     if run.returncode != 0:
         encoding = ("\n\nIt has characters that are not UTF-8: save the file as UTF-8 (or keep to ASCII)."
                     if "unmappable character" in run.output else "")
+        kits = (f"\n\nThe kit's methods that the grader reads are final: your `{rubric.cls.rpartition('.')[2]}` writes "
+                f"only {_listed(rubric.methods)} (and private helpers of its own)."
+                if rubric.methods and "overridden method is final" in run.output else "")
         return ("Your code does not compile:\n\n```text\n" + run.output.replace(str(source.parent) + "/", "")
-                + "\n```" + encoding)
+                + "\n```" + encoding + kits)
     return _check_api(classes, jail, rubric)
 
 
@@ -176,6 +179,7 @@ def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
         elif not c.name.startswith(package) or "/" in c.name[len(package):]:
             found.insert(0, f"the class `{c.name.replace('/', '.')}`: a submission's classes live in the package "
                             f"`{package[:-1].replace('/', '.')}`")
+    found += _kit_methods_declared(parsed, rubric)
     if not found:
         return ""
     listed = "\n".join(f"- {v}" for v in found[:20]) + (f"\n- … and {len(found) - 20} more" if len(found) > 20 else "")
@@ -183,6 +187,28 @@ def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
             f"{listed}\n\nA handoff needs only monitors, locks, atomics and collections; files, processes, "
             "reflection, system properties and ending the JVM are refused, because the checkers run your class in "
             "their own JVM. `labs/allowed-api.toml` lists what is allowed.")
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(f"`{n}`" for n in names[:-1]) + (" and " if len(names) > 1 else "") + f"`{names[-1]}`"
+
+
+def _kit_methods_declared(parsed: list[allowlist.ClassFile], rubric: Rubric) -> list[str]:
+    """A class that extends the kit's (the calendar's store, the database) writes only the lab's methods: any
+    other method it makes visible could answer for the kit's, which the checkers read (problems(), group()).
+    The kit makes those final; this names any that a later kit leaves open, and any new one."""
+    if not rubric.methods:
+        return []
+    found = []
+    for c in parsed:
+        if not c.super.startswith("handofflab/"):
+            continue
+        for name, declaration in c.declared:
+            if name not in rubric.methods and not declaration.startswith("private "):
+                found.append(f"the method `{name}` (in {Path(c.path).name}: `{declaration.rstrip(';')}`): a "
+                             f"submission to lab {rubric.lab} writes only {_listed(rubric.methods)}, and makes its "
+                             "helpers private; the rest is the kit's, which judges it")
+    return found
 
 
 def translate(source: Path, jail: Jail) -> str:

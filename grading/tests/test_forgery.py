@@ -74,6 +74,63 @@ def test_a_completion_queue_that_prints_a_results_line_is_refused(tmp_path):
     assert g.score == 0 and "`java.lang.System.out" in g.problem, g.report()
 
 
+# Issue 68's attack on the database lab: the starter (no lock anywhere), plus the two answers its judge read from
+# the submission itself — no problems, and a group that hides members who are no longer users. It got 10/10.
+ANSWERS_FOR_THE_JUDGE = """
+    @Override
+    public java.util.List<String> problems() {
+        return java.util.List.of();
+    }
+
+    @Override
+    public java.util.Optional<handofflab.calendar.Event> group(int id) throws IOException {
+        return super.group(id);
+    }
+"""
+
+
+def _with_methods(lab: str, file: str, methods: str, tmp_path: Path) -> Path:
+    src = (paths.LABS / lab / "starter" / file).read_text()
+    sub = tmp_path / "answers"
+    sub.mkdir()
+    (sub / file).write_text(src[:src.rindex("}")] + methods + "}\n")
+    return sub
+
+
+def test_a_database_that_answers_for_its_judge_does_not_compile_and_is_told_why(tmp_path):
+    g = grader.grade("database", _with_methods("database", "StudentDatabase.java", ANSWERS_FOR_THE_JUDGE, tmp_path),
+                     tmp_path / "out")
+    assert g.score == 0, g.report()
+    assert "problems() in StudentDatabase cannot override problems() in DatabaseFolders" in g.problem, g.problem
+    assert "grader reads are final: your `StudentDatabase` writes only `join`, `deleteUser` and `addEvent`" in g.problem
+
+
+def test_a_store_that_answers_for_its_judge_does_not_compile(tmp_path):
+    load = ("\n    @Override\n    public java.util.Optional<Event> load(int id) {\n"
+            "        return java.util.Optional.empty();\n    }\n")
+    g = grader.grade("calendar", _with_methods("calendar", "StudentStore.java", load, tmp_path), tmp_path / "out")
+    assert g.score == 0 and "overridden method is final" in g.problem, g.report()
+    assert "writes only `modify` and `delete`" in g.problem, g.problem
+
+
+def test_a_method_beside_the_labs_own_is_refused_by_name_and_a_private_helper_is_not(tmp_path):
+    """The second wall, for a method a later kit might leave open: a visible method that is not the lab's."""
+    extra = "\n    public int entities() {\n        return groupIds().size();\n    }\n"
+    g = grader.grade("database", _with_methods("database", "StudentDatabase.java", extra, tmp_path), tmp_path / "out")
+    assert g.score == 0 and "the method `entities`" in g.problem and "makes its helpers private" in g.problem, g.problem
+    listing = allowlist.parse_javap("\n".join([
+        "Classfile /x/StudentDatabase.class", "  this_class: #1   // handofflab/labs/database/StudentDatabase",
+        "  super_class: #2  // handofflab/calendar/DatabaseFolders",
+        "  private int helper(int);", "  public handofflab.calendar.Events$Outcome join(int, int) throws java.io.IOException;",
+        "  private static java.lang.String lambda$join$0(int);"]))
+    assert listing[0].declared == [("helper", "private int helper(int);"),
+                                   ("join", "public handofflab.calendar.Events$Outcome join(int, int) throws "
+                                            "java.io.IOException;"),
+                                   ("lambda$join$0", "private static java.lang.String lambda$join$0(int);")]
+    from grader.submission import _kit_methods_declared
+    assert _kit_methods_declared(listing, grader.load_rubric("database")) == []
+
+
 def test_a_do_nothing_buffer_earns_what_it_does_nothing(tmp_path):
     folder = tmp_path / "nothing"
     folder.mkdir()
