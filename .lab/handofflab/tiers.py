@@ -28,8 +28,8 @@ from handofflab.console import LabError
 
 SLICE_SECONDS = 420  # a slice's tests' seconds summed on 2 quiet cores: 3-6 minutes of CI after the default tier
 
-# the comment a JUnit full-tier tag sits under, and the declaration the tag is on
-JUNIT_FULL = re.compile(r'//\s*full tier \((\d+(?:\.\d+)?) s\):\s*(\S.*)\n\s*@Tag\("full"\)')
+# the comment a JUnit full-tier tag sits under (its reason may go on over more // lines), and what the tag is on
+JUNIT_FULL = re.compile(r'//\s*full tier \((\d+(?:\.\d+)?) s\):\s*(\S.*\n(?:\s*//.*\n)*)\s*@Tag\("full"\)')
 JUNIT_DECLARATION = re.compile(r"\b(?:class\s+(\w+)|void\s+(\w+)\s*\()")
 
 
@@ -62,7 +62,8 @@ def junit_units(java: Path = paths.JAVA) -> list[Unit]:
             if declared is None:
                 raise LabError(f"{paths.shown(source)}: @Tag(\"full\") on nothing", "tag a test class or method")
             name = f"java:{source.stem}" + (f"#{declared.group(2)}" if declared.group(2) else "")
-            units.append(Unit(name, float(m.group(1)), (m.group(2).strip(),), "junit"))
+            reason = " ".join(line.strip().removeprefix("//").strip() for line in m.group(2).splitlines())
+            units.append(Unit(name, float(m.group(1)), (reason,), "junit"))
     return units
 
 

@@ -130,6 +130,9 @@ def test_a_junit_full_tag_without_its_reason_is_refused(tmp_path):
     source.write_text('class HeavyTest {\n    // full tier (12 s): a long run\n    @Tag("full")\n    @Test\n'
                       '    void longRun() {}\n}\n')
     assert [u.name for u in tiers.junit_units(tmp_path)] == ["java:HeavyTest#longRun"]
+    source.write_text('class HeavyTest {\n    // full tier (12 s): a long run,\n    // of every design\n    @Tag("full")\n'
+                      '    @Test\n    void longRun() {}\n}\n')
+    assert [u.reasons for u in tiers.junit_units(tmp_path)] == [("a long run, of every design",)]
     source.write_text('@Tag("full")\nclass HeavyTest {\n}\n')
     with pytest.raises(LabError, match="without its reason"):
         tiers.junit_units(tmp_path)

@@ -25,7 +25,7 @@ import grader
 from handofflab import paths, sandbox
 
 CORRECT = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
-full = pytest.mark.skipif(sandbox.ISOLATION != "full", reason=f"sandbox isolation here: {sandbox.ISOLATION}")
+isolated = pytest.mark.skipif(sandbox.ISOLATION != "full", reason=f"sandbox isolation here: {sandbox.ISOLATION}")
 
 
 def hostile(tmp_path, static="", put="", name="sub"):
@@ -71,6 +71,7 @@ def sandbox_processes():
             if int(line.split()[0]) in sandbox.ISSUED and not line.split()[2].startswith("Z")]
 
 
+@pytest.mark.full("spins for the whole of each checker's time limit", seconds=34)
 def test_an_infinite_loop_is_stopped_by_the_time_limits(tmp_path):
     g, report, seconds = grade(tmp_path, hostile(tmp_path, put="        while (item != null) { Thread.onSpinWait(); }"))
     assert g.score == 0, report
@@ -134,7 +135,8 @@ def test_a_fork_bomb_is_refused_before_it_runs(tmp_path):
     assert sandbox_processes() == []
 
 
-@full
+@isolated
+@pytest.mark.full("a grading beside a neighbour's, each of its checkers to the end", seconds=11)
 def test_a_thread_bomb_hits_its_own_limit_and_the_honest_neighbour_keeps_its_marks(tmp_path):
     """Threads are allowed code; a bomb of them meets its grading's own task limit (its own uid,
     its own cgroup), never the limit of a submission graded beside it."""
@@ -168,7 +170,7 @@ def test_code_that_reads_writes_or_connects_is_refused_before_it_runs(tmp_path):
     assert seconds < 30
 
 
-@full
+@isolated
 def test_the_jail_hides_and_blocks_what_a_submission_must_not_reach(tmp_path, monkeypatch):
     """The second wall, for code the allow-list would let through by mistake: a shell in the
     same jail as a grading's JVMs (same namespaces, uid, mounts, environment)."""
@@ -240,7 +242,7 @@ def test_a_symbolic_link_is_refused_in_a_folder_and_in_a_zip(tmp_path):
     assert g.score == 0 and "a symbolic link" in g.problem
 
 
-@full
+@isolated
 def test_handing_the_folder_to_a_grading_survives_files_that_come_and_go(tmp_path):
     """While one run of a grading hands its folder to the grading's uid, a parallel run creates and
     deletes files there (SANY's copies of the standard modules; a CI run beside two busy loops saw
@@ -298,7 +300,7 @@ def test_a_thread_name_cannot_write_headings_into_the_report(tmp_path):
     assert not any(re.search(r"^ {0,3}#", t["output"], re.M) for t in results["tests"])
 
 
-@full
+@isolated
 def test_a_runs_cpu_time_counts_what_it_left_behind_and_other_work_is_counted_apart(tmp_path):
     """What tells a busy machine from a slow submission: the machine's CPU time during a run less the run's own,
     counted by the run's cgroup. A process the run leaves unwaited (here a shell's background job, still alive when
@@ -340,7 +342,7 @@ def test_a_class_that_blocks_the_checker_fails_instead_of_pending(tmp_path, monk
     assert "kept the stress check from finishing" in stress.output and "MonitorBuffer" in stress.output, report
 
 
-@full
+@isolated
 @pytest.mark.parametrize("under", ["/tmp", "/var/lib"])
 def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, under):
     """Issue 51: with the kit under a folder the jail empties (/tmp, where a CI clone may be), the kit is bound

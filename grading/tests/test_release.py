@@ -123,6 +123,7 @@ def test_bad_release_requests_are_named(tmp_path, labs, where, problem):
         release.release(target, labs)
 
 
+@pytest.mark.full("mvn builds every lab module of the copy", seconds=31)
 def test_the_java_labs_are_modules_an_ide_runs(copy):
     """labs/pom.xml (what an IDE opens): each lab's public tests run on the file the student edits,
     in the kit and in a student copy, and judge it (the PHT starter's TODOs fail)."""

@@ -150,6 +150,7 @@ def test_the_kits_hash_table_is_judged_step_by_step_from_its_slots(tmp_path):
     assert lane.steps[0] == tracecheck.Step("worker-1", "take() begins") and len(lane.steps) == 13
 
 
+@pytest.mark.full("a stress run with tracing, then TLC on its log", seconds=18)
 def test_stress_with_tracing_on_sees_what_stress_alone_passes():
     """`./lab check trace NAME --stress`: the stress check runs as always, its first trial (the largest
     size, two acceptors where the design has them) recorded and judged by TLC. LifoBuffer passes stress

@@ -265,6 +265,9 @@ class ServersTest {
      * some are refused; a handoff with room (or none to fill) takes them all and serves them; the designs
      * with a thread per client serve them all. Only counts are asserted, never timings.
      */
+    // full tier (37 s): every design shut down with 12 clients queued at 400 ms a request; the default tier's
+    // shutdownServesWhatWasAcceptedAndFreesThePort shuts every design down too
+    @Tag("full")
     @ParameterizedTest(name = "{0}")
     @MethodSource("designs")
     @Timeout(120)
