@@ -120,6 +120,11 @@ class ClassFile:
     monitors: list[str] = field(default_factory=list)      # where each monitor came from ("field:o/w/N.f", "class:o/w/N", …)
     locked: list[str] = field(default_factory=list)        # methods that run under the object's own lock (synchronized, or on this)
     declared: list[tuple[str, str]] = field(default_factory=list)  # (name, javap's declaration) of each method
+    synchronized: list[str] = field(default_factory=list)  # methods declared synchronized
+    calls: dict[str, list[str]] = field(default_factory=dict)       # method -> "owner.name" of each call it makes
+    # method -> each call it makes while holding a lock of the object's own: `this`, a field or what a call
+    # returned, as a monitor or a java.util.concurrent lock (not an array's element: a slot's lock of its own)
+    under_lock: dict[str, list[str]] = field(default_factory=dict)
     # what the submission's own fields and methods may hold or return ("field:…" or "call:…" -> an origin)
     origins: dict[str, str] = field(default_factory=dict)
 
@@ -154,6 +159,7 @@ def parse_javap(text: str) -> list[ClassFile]:
             found[-1].declared.append((method, line.strip()))
         elif method and code is None and _SYNCHRONIZED_FLAG.match(line):
             found[-1].locked.append(method)
+            found[-1].synchronized.append(method)
         elif line.strip() == "Code:":
             code = _Code(found[-1], method)
         elif code is not None and (m := _CODE.match(line)):
@@ -178,15 +184,46 @@ class _Code:
         self.cls, self.method, self.top, self.locals, self.duped = cls, method, "", {}, False
         self.this_on_top = False   # `this` (local 0) on top of the stack, through dup and a kept copy
         self.this_locals: set[str] = set()   # other locals that hold `this`
+        # Locks of the object's own held here, read in the listing's order (no control flow): a release
+        # just before a return is an early exit, the region goes on after it; an exception handler's second
+        # release of a region already released finds nothing held (hence the floor at 0).
+        self.held = 0
+        self.releasing = 0   # instructions left to see whether a release is an early exit
 
     def _qualified(self, ref: str) -> str:
         name = ref.split(":")[0]
         return name if "." in name else f"{self.cls.name}.{name}"   # javap omits the owner of a class's own members
 
+    def _release_seen(self, op: str) -> None:
+        if op.endswith("return"):
+            self.releasing = 0   # an early exit: the region it leaves goes on in the listing
+        elif self.releasing == 2 and op[1:5] == "load":
+            self.releasing = 1   # the value being returned, loaded between the release and the return
+        else:
+            self.held, self.releasing = max(0, self.held - 1), 0
+
     def step(self, op: str, index: str | None, kind: str | None, ref: str | None) -> None:
         local = index or (op.rpartition("_")[2] if op[:6] in ("astore", "aload_") and "_" in op else "")
         top, duped, self.duped = self.top, self.duped, op == "dup"
         this_on_top = self.this_on_top
+        if self.releasing:
+            self._release_seen(op)
+        owned = this_on_top or top.startswith(("field:", "call:", "class:"))  # a lock of the object's own
+        if op.startswith("invoke") and kind in ("Method", "InterfaceMethod") and ref:
+            called = self._qualified(ref)
+            self.cls.calls.setdefault(self.method, []).append(called)
+            if self.held:
+                self.cls.under_lock.setdefault(self.method, []).append(called)
+            if called.startswith("java/util/concurrent/locks/") and owned:
+                name = called.rpartition(".")[2]
+                if name in ("lock", "lockInterruptibly"):
+                    self.held += 1
+                elif name == "unlock":
+                    self.releasing = 2
+        elif op == "monitorenter" and owned:
+            self.held += 1
+        elif op == "monitorexit" and owned:
+            self.releasing = 2
         if op.startswith("astore"):
             self.this_locals.discard(local)
             if this_on_top:

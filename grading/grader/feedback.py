@@ -36,10 +36,12 @@ _VIOLATIONS = [
      "how many, in room for how many). A `put` into a full handoff must wait for room, and a woken `put` must look "
      "again for room before it puts: with it full and two acceptors waiting, one `take` makes room for one. Nothing "
      "was lost here, so only the count of what it holds shows it.", "overfull"),
-    ("violation:LostWakeup", "Failed: a worker slept on beside a connection nobody took: with both workers waiting "
-     "on an empty handoff, two `put`s came in a row and only one worker woke. A notify sent only when the handoff "
-     "stops being empty (or full) wakes one thread for what may be several items: a **lost wake-up** that a busy "
-     "server never recovers from. Wake the waiters after every change.", "deadlock"),
+    ("violation:LostWakeup", "Failed: a thread slept on beside what it waits for — a worker slept on beside a "
+     "connection nobody took (both workers waiting on an empty handoff, two `put`s in a row, one worker woke), or "
+     "an acceptor slept on beside free room (both acceptors waiting on a full handoff, two `take`s in a row, one "
+     "acceptor woke); the check below says which. A notify sent only when the handoff stops being empty (or full) "
+     "wakes one thread for what may be several items or slots: a **lost wake-up** that a busy server never recovers "
+     "from. Wake the waiters after every change.", "deadlock"),
     ("violation:Threw", _THREW, ""),
     ("violation:FollowsSpec", "Failed: one run of your class is no behaviour of {design}'s design, even if it lost "
      "nothing: below, the first call no order of the calls' effects explains is marked — {rule}.", ""),

@@ -19,7 +19,7 @@ KIND_KEYS = {
     "mutants": {"handoff"},                    # the submitted tests against one of the kit's handoffs
     "server": {"check", "target"},             # the submitted handoff in the kit's server, under load
     "dht": {"check", "target"},                # the submitted completion queue in the kit's DHT, p processes
-    "design": {"calls", "avoid", "unlocked", "why"},       # the lab's design, read from the bytecode (grader/kinds/design.py)
+    "design": {"calls", "avoid", "unlocked", "covers", "why"},       # the lab's design, read from the bytecode (grader/kinds/design.py)
 }
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
             "server": {"check"}, "dht": {"check"}, "design": {"why"}}
@@ -52,7 +52,8 @@ class TestSpec:
     target: float = 0.0
     calls: tuple[str, ...] = ()   # design: what the design calls ("owner.name", alternatives joined by "|")
     avoid: tuple[str, ...] = ()   # design: class-name prefixes the design does without
-    unlocked: tuple[str, ...] = ()  # design: methods not run under one lock (not synchronized, no lock on this)
+    unlocked: tuple[str, ...] = ()  # design: methods that do not do the design's work under one lock
+    covers: tuple[str, ...] = ()    # design: what that work calls (class-name prefixes); none: any lock on this
     why: str = ""                 # design: what the lab asks for, said when it is missing
 
 
@@ -166,7 +167,7 @@ def _test(t: dict, i: int, fail) -> TestSpec:
                     like=t.get("like"), seconds=t.get("seconds"), variant=t.get("variant", ""),
                     handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)),
                     calls=tuple(t.get("calls", ())), avoid=tuple(t.get("avoid", ())),
-                    unlocked=tuple(t.get("unlocked", ())), why=t.get("why", ""))
+                    unlocked=tuple(t.get("unlocked", ())), covers=tuple(t.get("covers", ())), why=t.get("why", ""))
 
 
 def _closed(table, allowed: set[str], what: str, fail) -> None:

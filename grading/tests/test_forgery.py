@@ -265,6 +265,7 @@ def test_hidden_tests_are_hidden_until_published(tmp_path):
 
 # -- the mutants lab cannot be gamed -----------------------------------------------------------
 
+@pytest.mark.full("a mutants-lab grading: every mutant's run", seconds=19)
 def test_a_suite_that_asks_the_handoff_its_name_learns_nothing(tmp_path):
     """String.valueOf(Subject.create()) used to name the class (…NotifyBuffer@…)."""
     src = (SAMPLES / "mutants" / "correct" / "HandoffTests.java").read_text()
@@ -370,6 +371,37 @@ def test_an_algorithm_that_is_another_design_earns_nothing(tmp_path):
     assert scores == [0] * 6, report
     assert report.count("Not the lab's design") >= 4 and "violation:StepsOfTheDesign" in report, report
     assert "kitPc = {}" in report  # the swimlane ends on the step no control state of the kit's model explains
+
+
+def test_the_design_gates_every_configurations_points(tmp_path, monkeypatch):
+    """Issue 68: an algorithm that is not the pipe design under one configuration kept the points of others (a
+    must-pass PipesNoBusy.cfg, say: a real pipe survives a forgotten busy flag, and so does any queue). TLC's runs are
+    stood in for: every verdict as the catalog says, the algorithm the design under every configuration but
+    Pipes.cfg. Before the design gated every configuration, this earned the must-pass configurations' points."""
+    from grader.context import Context
+    from grader.kinds import tlc
+    from grader.results import Grade, TestResult
+    from handofflab import catalog
+    rubric = grader.load_rubric("pipes-spec")
+    cat = catalog.load()
+    monkeypatch.setattr(tlc, "_problem", lambda source, rubric: "")
+    labels = ["your spec", "your properties on the kit's algorithm", "the kit's properties on your algorithm",
+              tlc.REFINES]
+    monkeypatch.setattr(tlc, "_crossed", lambda source, rubric, work: {label: work / label for label in labels})
+
+    def verdict(variant, path, jail, refinement=False):
+        if refinement:
+            return ("violation:StepsOfTheDesign" if variant.name == "Pipes" else "pass"), "", None
+        return variant.expected("tlc"), "", None
+    monkeypatch.setattr(tlc, "verdict", verdict)
+    source = tmp_path / "Pipes.tla"
+    source.write_text("")
+    g = Grade("pipes-spec", str(source), [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests])
+    tlc.score(Context(rubric, g, tmp_path, type("Jail", (), {"work": tmp_path})(), source))
+    assert [t.score for t in g.tests] == [0] * 6, [(t.name, t.score) for t in g.tests]
+    assert all("not the pipe design" in t.output or "Not the lab's design" in t.output for t in g.tests), \
+        [t.output for t in g.tests]
+    assert cat.variant("PipesNoBusy").expected("tlc") == "pass"  # the must-pass configuration the issue named
 
 
 @pytest.mark.full("two gradings with checkers that run in full", seconds=28)
@@ -570,6 +602,7 @@ def _server_tests(g) -> list:
     return [t for t, spec in zip(g.tests, grader.load_rubric("server").tests) if spec.kind == "server"]
 
 
+@pytest.mark.full("server runs that wait out the clients' time limit", seconds=16)
 def test_a_reply_later_than_the_clients_wait_is_pending_not_a_loss(tmp_path):
     """A client counts a reply it waited SERVER_REPLY_MS for in vain as lost; on a busy machine a correct
     handoff's reply can come later (a spinning sample did so beside two test runs). The server's ledger
@@ -603,6 +636,7 @@ def test_a_reply_later_than_the_clients_wait_is_pending_not_a_loss(tmp_path):
     assert re.search(r"\| late: \d+ replies came after 3000 ms", server[0].output), server[0].output
 
 
+@pytest.mark.full("server runs held past their budget", seconds=15)
 def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp_path, monkeypatch):
     """A hang shows as a request lost within SERVER_REPLY_MS and ends the runs at once; runs
     that are merely slow (a budget too small for this machine) are not graded, never failed."""

@@ -64,6 +64,7 @@ def test_pht_reference_gets_full_marks(tmp_path):
     assert scores == _expected("pht", "correct") and sum(scores) == 10, report
 
 
+@pytest.mark.full("a whole grading of the starter (the default tier grades the reference and a slip)", seconds=15)
 def test_the_pht_starter_earns_nothing_and_says_why(tmp_path):
     scores, report = grade(tmp_path, "pht", paths.LABS / "pht" / "starter")
     assert scores == _expected("pht", "starter"), report
@@ -169,6 +170,7 @@ def test_a_spec_that_checks_nothing_earns_nothing_and_the_starter_neither(tmp_pa
     assert scores == [0] * 6, report
 
 
+@pytest.mark.full("a spec grading of six TLC configurations", seconds=20)
 def test_a_spec_that_does_not_parse_is_named(tmp_path):
     broken = KIT_SPEC.replace("NoDuplicate == \\A i \\in Conns : taken[i] <= 1", "NoDuplicate == \\A i \\in : taken[i]")
     # as a student hands it in: the translation left to the grader (it adds lines above the error)
@@ -304,6 +306,7 @@ DHT = {
     "drops_when_full": "a buffer never came back",
     "naps_while_waiting": "by looking again and again: the service thread woke",
     "resets_depth_when_idle": "completed(buffer 2) waited for a reply with 1 in flight, at depth 2, after idle()",
+    "releases_twice": "went back to the pool twice: two requests would be read into it at once",
 }
 
 
@@ -318,7 +321,7 @@ def test_each_dht_sample_gets_its_marks_and_feedback_that_names_its_slip(tmp_pat
     assert DHT[sample] in report, report
     if scores[4]:  # the runs ran: the table shows each, yours and the kit's in turn
         assert "| 1 | yours |" in report and "| 1 | the kit's |" in report, report
-    if sample in ("early_release", "drops_when_full"):  # the probe's catch is drawn as swimlanes
+    if sample in ("early_release", "drops_when_full", "releases_twice"):  # the probe's catch is drawn as swimlanes
         assert "| # | service thread | writer |" in report, report
 
 

@@ -27,19 +27,22 @@ STUDENT_SET = [
     ("buffer", "timed_wait", "Passed"),
     ("buffer", "library_queue", "Not the lab's design: it never calls `Object.wait()`"),
     ("buffer", "notify_on_change", "a worker slept on beside a connection nobody took"),
+    ("buffer", "wakes_one_acceptor", "two acceptors waited on a full handoff of 2, two takes came in a row"),
     ("buffer", "reads_outside_lock", "one connection was taken twice"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "caught in a loop it never leaves"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),
     ("pht", "fifo_ring", "Not the lab's design: it never calls `SynchronizedRef.set()`"),
     ("pht", "ring_of_slots", "put(3) belongs in slot 3"),
-    ("pht", "one_lock_table", "`put()` and `take()` run under the object's own lock"),
+    ("pht", "one_lock_table", "`put()` and `take()` call `SynchronizedRef`'s methods while holding one lock"),
+    ("pht", "fixed_start", "emptied only the slot(s) [0]"),
+    ("pht", "counts_on_this", "Passed: the lab's design."),
 ]
 
 
-# the default tier grades one (a bug, the cheapest: the labs' own samples are graded there too); the full tier
-# every one, each 20-30 s
-DEFAULT_TIER = {("buffer", "drops_when_full")}
+# the full tier grades every one, each 20-30 s; the default tier none: its one buggy buffer, drops_when_full, is
+# graded there by the term's gradebook (bo's zip, test_term.py), and each lab's own samples by test_labs.py
+DEFAULT_TIER: set[tuple[str, str]] = set()
 SEEN_SECONDS = 25
 
 

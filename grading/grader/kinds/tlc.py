@@ -188,7 +188,10 @@ def score(ctx: Context) -> None:
         result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed.get(variant.name, {}),
                                   other_design,
                                   every_correct_passes, some_bug_caught)
-        if scoring.earns(expected[variant.name] == "pass", right[variant.name], every_correct_passes, some_bug_caught):
+        # the design gates every configuration's points: a must-pass configuration (a real pipe's harmless missing
+        # busy flag) is passed by any algorithm that is not the design under the configurations that matter
+        if not other_design and scoring.earns(expected[variant.name] == "pass", right[variant.name],
+                                              every_correct_passes, some_bug_caught):
             result.score = result.max_score
         lane = verdicts[variant.name][2]
         refines = crossed.get(variant.name, {}).get(REFINES)
@@ -243,7 +246,7 @@ def _feedback(variant, expected: str, yours: tuple, crossed: dict, other_design:
                 "and got; after it `kitPc`, the kit's control states that explain your run so far, is empty). Each "
                 "step of yours must be one or a few steps of the design with the same constants: the handout's "
                 "*Grading* lists them. Properties that judge well earn nothing on another algorithm.")
-    if other_design and verdict_ != "error" and not (every_correct_passes and some_bug_caught):
+    if other_design and verdict_ != "error":
         return (f"Your spec reports {verdict_} for {what}, but with "
                 f"{', '.join(f'`{n}.cfg`' for n in other_design)} your algorithm is not the pipe design (those tests "
                 "show the step the design cannot take), and nothing counts until it is.")

@@ -50,8 +50,8 @@ class StudentPhtTest {
     }
 
     /** The table the lab asks for: each put fills the first free slot of its item's probe sequence
-     *  (your slotOf, from the item's hash code), each take empties the slot it took from. One thread,
-     *  so no luck is involved; a queue under one lock that only computes slotOf fails here. */
+     *  (your slotOf, from the item's hash code), each take empties the slot it took from, probing from a
+     *  pseudo-random start. One thread; a queue under one lock that only computes slotOf fails here. */
     @Test
     void aPutFillsTheFirstFreeSlotOfItsProbeSequence() throws Exception {
         StudentPht<Integer> t = new StudentPht<>(7);
@@ -76,6 +76,20 @@ class StudentPhtTest {
             left.set(left.indexOf(got), null);
             assertEquals(left, contents(slots), "take() returned " + got + ": its slot must be empty, the others as they were");
         }
+        // From a full table a take empties the slot it starts at: over 42 takes (each item put back at once) a
+        // pseudo-random start empties many slots, a fixed start one. (Uniform starts empty fewer than 3 of the 7
+        // with a probability under 1e-20: no luck is involved.)
+        for (int key = 0; key < 7; key++) {
+            t.put(key);
+        }
+        java.util.Set<Integer> emptied = new java.util.TreeSet<>();
+        for (int n = 0; n < 42; n++) {
+            Integer got = t.take();
+            emptied.add(contents(slots).indexOf(null));
+            t.put(got);
+        }
+        assertTrue(emptied.size() >= 3, "42 takes from a full table emptied only the slot(s) " + emptied + ": each take "
+                + "must probe from a pseudo-random start (Theorem 3's conflict bound is about that start), not from one slot");
     }
 
     /** The table's one array of SynchronizedRef slots, whatever its field is called. */

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>At depth 2 the service thread hands over six replies, one after another; whenever it waits,
  * the writer sends the oldest reply still out (one of them fails, as when an origin went away).
- * Then every reply is out and the service thread goes idle. The verdicts, in the spec's words
+ * Then every reply is out and the service thread goes idle; then four more replies, and idle again
+ * (a queue that gives a buffer back in idle() and keeps it gives it back twice here). The verdicts, in the spec's words
  * (specs/DistributedTable.tla):
  * <ul>
  * <li>{@code violation:AwaitSound}: a buffer went back to the pool before its reply was out: the
@@ -32,7 +33,10 @@ import java.util.concurrent.TimeoutException;
  * </ul>
  */
 public final class ReplyProbe {
-    static final int DEPTH = 2, REPLIES = 6, FAILED = 1;   // reply 1's origin went away: its send fails
+    static final int DEPTH = 2, REPLIES = 10, FAILED = 1;   // reply 1's origin went away: its send fails
+    /** The replies before the first idle(): the rest come after it, more than DEPTH, so that a buffer idle() gave
+     *  back and kept would be given back again (issue 68's double release). */
+    static final int IDLE_AFTER = 6;
     /** How long a call may go on before it counts as waiting for a reply (a spin, or a wait the probe cannot see). */
     static final long SPIN_MS = 2_000;
 
@@ -79,29 +83,35 @@ public final class ReplyProbe {
         service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
         int[] nextOut = {0};
         java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();  // calls begun
+        int calls = 0;
         try {
-            for (int i = 0; i < REPLIES; i++) {
+            for (int i = 0; i <= REPLIES; i++) {
+                if (i == IDLE_AFTER || i == REPLIES) {  // every reply so far out, then idle
+                    while (nextOut[0] < i) {
+                        send(sent, nextOut, v);
+                    }
+                    step(v, new String[] {"service thread", "idle()", "every reply is out"});
+                    if (!call(service.submit(() -> {
+                        started.incrementAndGet();
+                        queue.idle();
+                        return null;
+                    }), ++calls, started, serviceThread[0], sent, nextOut, v)) {
+                        return deadlock(v, "the service thread waits in idle() although every reply is out");
+                    }
+                }
+                if (i == REPLIES) {
+                    break;
+                }
                 int r = i;
                 step(v, new String[] {"service thread", "completed(buffer " + r + ")", inFlight(sent, r + 1)});
                 if (!call(service.submit(() -> {
                     started.incrementAndGet();
                     queue.completed(buffers.get(r), sent.get(r));
                     return null;
-                }), r + 1, started, serviceThread[0], sent, nextOut, v)) {
+                }), ++calls, started, serviceThread[0], sent, nextOut, v)) {
                     return deadlock(v, "the service thread waits in completed(buffer " + r + ") although every reply "
                             + "is out");
                 }
-            }
-            while (nextOut[0] < REPLIES) {
-                send(sent, nextOut, v);
-            }
-            step(v, new String[] {"service thread", "idle()", "every reply is out"});
-            if (!call(service.submit(() -> {
-                started.incrementAndGet();
-                queue.idle();
-                return null;
-            }), REPLIES + 1, started, serviceThread[0], sent, nextOut, v)) {
-                return deadlock(v, "the service thread waits in idle() although every reply is out");
             }
         } catch (java.util.concurrent.ExecutionException e) {
             v.verdict = "violation:NoException";

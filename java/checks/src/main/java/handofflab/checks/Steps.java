@@ -51,6 +51,19 @@ final class Steps {
         return t.getState() == Thread.State.TERMINATED;
     }
 
+    /** Whether every thread waits in {@code monitor}'s wait(): what a step that holds that monitor can hold up. */
+    static boolean waitingOn(Object monitor, Thread... threads) {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (Thread t : threads) {
+            java.lang.management.ThreadInfo info = mx.getThreadInfo(t.getId());
+            if (info == null || info.getLockInfo() == null
+                    || info.getLockInfo().getIdentityHashCode() != System.identityHashCode(monitor)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Every thread ended or waiting in wait() (not blocked on a lock: that one is on its way). */
     static boolean parked(Thread... threads) {
         for (Thread t : threads) {

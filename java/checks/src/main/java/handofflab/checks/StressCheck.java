@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * ids through a small handoff (the catalog's check profile) as fast as they can, trial after trial, for a
  * bounded time. The trials take turns through CheckProfile.stressShapes: a buffer with one, two
  * and three slots, and two acceptors wherever the design allows more than one (a bounded one is first put in the
- * state where both acceptors wait on a full handoff: TwoWaitingAcceptors; every design, in the state where both
+ * state where both acceptors wait on a full handoff, woken by one take and then by two in a row, at every size:
+ * TwoWaitingAcceptors; every design, in the state where both
  * workers wait on an empty one and two puts come in a row: TwoWaitingWorkers). Every take is checked on the spot (NoInvented, NoDuplicate),
  * every finished trial for NoLoss, and a watchdog turns "no progress" into a
  * verdict: if every thread is parked in wait() or blocked on the monitor, it is
@@ -59,6 +60,12 @@ public final class StressCheck {
         // A state the free trials reach only by luck, built first; not when the first trial is to be traced.
         if (trace == null && profile.bounded && profile.acceptors > 1) {
             TwoWaitingAcceptors.probe(name, shapes[0][1], v);
+            // two acceptors, two takes in a row: both must wake, at each size the trials use
+            for (int size : java.util.Arrays.stream(shapes).mapToInt(shape -> shape[1]).distinct().sorted().toArray()) {
+                if (v.verdict.equals("pass")) {
+                    TwoWaitingAcceptors.twoTakes(name, size, v);
+                }
+            }
         }
         if (trace == null && v.verdict.equals("pass")) {  // two waiting workers, two puts in a row: both must wake
             TwoWaitingWorkers.probe(name, shapes[shapes.length - 1][1], v);

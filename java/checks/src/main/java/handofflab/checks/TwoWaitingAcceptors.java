@@ -39,16 +39,11 @@ final class TwoWaitingAcceptors {
         List<Thread> threads = new ArrayList<>();
         List<Integer> took = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
-            Thread filler = Steps.start(threads, "acceptor-1", () -> {
-                for (int id = 1; id <= capacity; id++) {
-                    handoff.put(id);
-                }
-            });
-            if (!Steps.settled(List.of(filler), true, until)) {
+            Thread[] acceptors = fillThenTwoPuts(handoff, capacity, threads, until);
+            if (acceptors == null) {
                 return;  // the handoff would not take `capacity` connections: the trials will say why
             }
-            Thread a = Steps.start(threads, "acceptor-1", () -> handoff.put(capacity + 1));
-            Thread b = Steps.start(threads, "acceptor-2", () -> handoff.put(capacity + 2));
+            Thread a = acceptors[0], b = acceptors[1];
             if (!Steps.settled(List.of(a, b), false, until)) {
                 return;  // not both waiting in put on a full handoff: this step shows nothing
             }
@@ -87,6 +82,87 @@ final class TwoWaitingAcceptors {
                         + "one take, so the handoff held " + (capacity + 1) + " connections in room for " + capacity,
                         took, capacity, a, b, first, drain);
             }
+        } finally {
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+        }
+    }
+
+    /** Fills the handoff from acceptor-1, then starts put(capacity + 1) and put(capacity + 2) on two acceptors; null
+     *  if the handoff would not take {@code capacity} connections before {@code until}. */
+    private static Thread[] fillThenTwoPuts(Handoff<Integer> handoff, int capacity, List<Thread> threads, long until)
+            throws InterruptedException {
+        Thread filler = Steps.start(threads, "acceptor-1", () -> {
+            for (int id = 1; id <= capacity; id++) {
+                handoff.put(id);
+            }
+        });
+        if (!Steps.settled(List.of(filler), true, until)) {
+            return null;
+        }
+        return new Thread[] {Steps.start(threads, "acceptor-1", () -> handoff.put(capacity + 1)),
+                             Steps.start(threads, "acceptor-2", () -> handoff.put(capacity + 2))};
+    }
+
+    /**
+     * The acceptors' lost wake-up: both acceptors wait on a full handoff of room for {@code capacity} (at least
+     * two), two takes come in a row, and both puts must return. A take that notifies only when the handoff stops
+     * being full wakes one acceptor for two free slots; if that acceptor's put then wakes nobody (it notifies
+     * only a waiting worker, say), the other sleeps beside free room, and a server whose first acceptor stops
+     * (or blocks in accept) serves no one through it. The takes run inside the handoff's own monitor, so that
+     * a woken acceptor cannot put between them; so the step is taken only where both acceptors wait in that
+     * monitor (the buffer lab's design), and it meets the state every run there. A design on another lock
+     * gets no verdict from it: two quick takes would find the slip only by luck.
+     */
+    static void twoTakes(String name, int capacity, Verdict v) throws InterruptedException {
+        if (capacity < 2) {
+            return;  // room for one: the second take waits for the first woken put
+        }
+        long until = System.nanoTime() + BUDGET_MS * 1_000_000L;
+        Handoff<Integer> handoff = Handoffs.create(name, capacity);
+        List<Thread> threads = new ArrayList<>();
+        List<Integer> took = java.util.Collections.synchronizedList(new ArrayList<>());
+        try {
+            Thread[] acceptors = fillThenTwoPuts(handoff, capacity, threads, until);
+            if (acceptors == null) {
+                return;  // the handoff would not take `capacity` connections: the trials will say why
+            }
+            Thread a = acceptors[0], b = acceptors[1];
+            if (!Steps.settled(List.of(a, b), false, until) || Steps.ended(a) || Steps.ended(b)
+                    || !Steps.waitingOn(handoff, a, b)) {
+                return;  // not both waiting in the handoff's own monitor: the takes could not be held together
+            }
+            Thread worker = Steps.start(threads, "worker-1", () -> {
+                synchronized (handoff) {  // two takes in a row: no woken acceptor puts between them
+                    took.add(handoff.take());
+                    took.add(handoff.take());
+                }
+            });
+            if (!Steps.settled(List.of(worker), true, until)) {
+                return;  // the takes did not return: the trials will name that hang
+            }
+            long second = Math.min(until, System.nanoTime() + SECOND_PUT_MS * 1_000_000L);
+            if (Steps.settled(List.of(a, b), true, second) || !Steps.parked(a, b)) {
+                return;  // both put, or one is still on its way: nothing to conclude
+            }
+            Thread asleep = Steps.ended(a) ? b : a;
+            v.verdict = "violation:LostWakeup";
+            v.detail = "LostWakeup: two acceptors waited on a full handoff of " + capacity + ", two takes came in a "
+                    + "row, and only one acceptor woke: " + asleep.getName() + " still waits in put() beside free "
+                    + "room (a notify sent only when the handoff stops being full wakes one thread for two free "
+                    + "slots, and nothing wakes the other)";
+            String fill = "put(1.." + capacity + ")";
+            v.steps.add(new String[] {"acceptor-1", fill + " fills the handoff", ""});
+            v.steps.add(new String[] {"acceptor-1", "put(" + (capacity + 1) + ") waits: full", ""});
+            v.steps.add(new String[] {"acceptor-2", "put(" + (capacity + 2) + ") waits: full", ""});
+            v.steps.add(new String[] {"worker-1", "take() → " + took.get(0) + ", then take() → " + took.get(1)
+                    + " at once: room for two", ""});
+            v.ending.put("acceptor-1", Steps.ended(a) ? "put(" + (capacity + 1) + ") returned" : "WAITING, room beside it");
+            v.ending.put("acceptor-2", Steps.ended(b) ? "put(" + (capacity + 2) + ") returned" : "WAITING, room beside it");
+            v.ending.put("worker-1", "done: 2 connections out");
+            v.stats.put("acceptors", 2);
+            v.stats.put("size", capacity);
         } finally {
             for (Thread t : threads) {
                 t.interrupt();

@@ -51,7 +51,12 @@ final class Target implements Closeable {
     // What tells a completion queue that keeps buffers for ever from a slow machine (see checkKept):
     private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
     private int handed, keptRounds;          // the service thread's: buffers handed to the queue (requests served); idle rounds all kept
-    private volatile String kept;            // set once every buffer is kept with its reply out: the header handlers say so
+    // set once the completion queue is known to be broken (it keeps every buffer with its reply out, or gave one back
+    // twice): the header handlers then receive nothing more and say so
+    private volatile String kept;
+    // the receive buffers in the pool, by identity: a buffer given back while it is there is given back twice
+    private final java.util.Set<int[]> free = java.util.Collections.synchronizedSet(
+            java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
     /** The raw put's array, in ints: each origin owns RAW_INTS / p of it and names where its values go, as LAPI_Put does. */
     public static final int RAW_INTS = 1 << 22;
     private final int[] raw;                 // the raw-put baseline's array (empty unless config.rawPut)
@@ -93,9 +98,17 @@ final class Target implements Closeable {
         this.raw = new int[config.rawPut ? RAW_INTS : 0];
         this.pool = new ArrayBlockingQueue<>(config.buffers);
         for (int i = 0; i < config.buffers; i++) {
-            pool.add(new int[config.maxRequest * config.width]);
+            int[] b = new int[config.maxRequest * config.width];
+            pool.add(b);
+            free.add(b);
         }
         this.completions = CompletionQueue.create(config.completions, config.completionQueue, b -> {
+            if (!free.add(b)) {  // back twice: two requests would be read into it; the pool's put would wait for ever
+                broken("target " + config.id + "'s completion queue (" + config.completions + ") gave a receive buffer "
+                        + "back twice: two requests would be read into it at once. A buffer goes back once, after its "
+                        + "reply is out");
+                return;
+            }
             released.incrementAndGet();      // first: a buffer counted back too soon can only delay checkKept
             pool.put(b);
         });
@@ -271,9 +284,13 @@ final class Target implements Closeable {
         /** A free receive buffer, waiting while none is (back-pressure); null once the completion queue is known to keep
          *  every buffer for good. */
         private int[] takeBuffer() throws InterruptedException {
-            int[] free = pool.poll();
-            if (free != null) {
-                return free;
+            if (kept != null) {
+                return null;
+            }
+            int[] b = pool.poll();
+            if (b != null) {
+                free.remove(b);
+                return b;
             }
             long t = System.nanoTime();
             try {
@@ -287,6 +304,7 @@ final class Target implements Closeable {
             while (true) {
                 int[] b = pool.poll(100, java.util.concurrent.TimeUnit.MILLISECONDS);
                 if (b != null) {
+                    free.remove(b);
                     return b;
                 }
                 if (kept != null || closed) {
@@ -385,11 +403,18 @@ final class Target implements Closeable {
     private void checkKept() {
         keptRounds = handed - released.get() == config.buffers ? keptRounds + 1 : 0;
         if (kept == null && keptRounds >= 20) {
-            kept = "target " + config.id + "'s completion queue (" + config.completions + ") keeps all " + config.buffers
+            broken("target " + config.id + "'s completion queue (" + config.completions + ") keeps all " + config.buffers
                     + " receive buffers while the service thread is idle (q is " + config.completionQueue + "): no request"
                     + " can be received any more. A buffer must go back to the pool once its reply is out, and the"
-                    + " service thread must wait for the oldest reply when more than q are in flight";
-            System.err.println("dht target " + config.id + ": " + kept);
+                    + " service thread must wait for the oldest reply when more than q are in flight");
+        }
+    }
+
+    /** The completion queue is broken: said once, on standard error, and to every origin whose request comes next. */
+    private synchronized void broken(String why) {
+        if (kept == null) {
+            kept = why;
+            System.err.println("dht target " + config.id + ": " + why);
         }
     }
 

@@ -38,11 +38,8 @@ class DhtNodeTest {
         return nodes;
     }
 
-    /** A completion queue that loses buffers (OverwriteQueue drops its oldest when full) would leave every origin
-     *  waiting for ever; the target says what happened instead, and the origins fail with it. */
-    @Test
-    void aQueueThatKeepsEveryBufferIsNamedNotWaitedFor() throws Exception {
-        List<DhtNode> parts = start(2, 2, 16, 1 << 16, "OverwriteQueue");
+    /** Each part's n-n workload at once: "finished", or why its origin failed. */
+    static List<String> workloads(List<DhtNode> parts) throws Exception {
         List<CompletableFuture<String>> runs = new ArrayList<>();
         for (DhtNode node : parts) {
             runs.add(CompletableFuture.supplyAsync(() -> {
@@ -56,9 +53,63 @@ class DhtNodeTest {
                 }
             }));
         }
+        List<String> why = new ArrayList<>();
         for (CompletableFuture<String> run : runs) {
-            String why = run.get();
+            why.add(run.get());
+        }
+        return why;
+    }
+
+    /** A completion queue that loses buffers (OverwriteQueue drops its oldest when full) would leave every origin
+     *  waiting for ever; the target says what happened instead, and the origins fail with it. */
+    @Test
+    void aQueueThatKeepsEveryBufferIsNamedNotWaitedFor() throws Exception {
+        List<DhtNode> parts = start(2, 2, 16, 1 << 16, "OverwriteQueue");
+        for (String why : workloads(parts)) {
             assertTrue(why.contains("completion queue (OverwriteQueue) keeps all 4 receive buffers"), why);
+        }
+    }
+
+    /** Issue 68's slip: idle() gives back the buffers whose replies are out and keeps them, so completed() gives them
+     *  back again. The pool's put then waited for ever (a grading ended "pending" after 374 s); the target names it. */
+    public static final class GivesBackTwice implements CompletionQueue {
+        private final int depth;
+        private final Pool pool;
+        private final java.util.ArrayDeque<int[]> buffers = new java.util.ArrayDeque<>();
+        private final java.util.ArrayDeque<CompletableFuture<Void>> sends = new java.util.ArrayDeque<>();
+
+        public GivesBackTwice(int depth, Pool pool) {
+            this.depth = depth;
+            this.pool = pool;
+        }
+
+        @Override
+        public void completed(int[] buffer, CompletableFuture<Void> sent) throws InterruptedException {
+            buffers.addLast(buffer);
+            sends.addLast(sent);
+            while (sends.size() > depth) {
+                sends.removeFirst().exceptionally(e -> null).join();
+                pool.release(buffers.removeFirst());
+            }
+        }
+
+        @Override
+        public void idle() throws InterruptedException {
+            java.util.Iterator<int[]> buffer = buffers.iterator();
+            for (CompletableFuture<Void> sent : sends) {
+                if (!sent.isDone()) {
+                    break;
+                }
+                pool.release(buffer.next());  // the slip: given back, and kept to be given back again
+            }
+        }
+    }
+
+    @Test
+    void aQueueThatGivesABufferBackTwiceIsNamedNotWaitedFor() throws Exception {
+        List<DhtNode> parts = start(2, 2, 16, 1 << 16, GivesBackTwice.class.getName());
+        for (String why : workloads(parts)) {
+            assertTrue(why.contains("gave a receive buffer back twice"), why);
         }
     }
 

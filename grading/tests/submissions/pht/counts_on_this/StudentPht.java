@@ -1,0 +1,85 @@
+package handofflab.labs.pht;
+
+import handofflab.handoffs.Handoff;
+import handofflab.handoffs.SynchronizedRef;
+
+/** Lab "pht" as issue 68 wrote it: the counts guarded by `synchronized (this)` blocks, each slot set and swapped
+ *  outside them. Correct, and the lab's table: the handout allows a monitor of its own around the counts, of any object. */
+public class StudentPht<T> implements Handoff<T> {
+    private final SynchronizedRef<T>[] slots;
+    private int free;                    // guarded by this: slots a put may fill
+    private int filled;                  // guarded by this: items a take may find
+    private int starts = 17;             // guarded by this: the next pseudo-random start
+
+    @SuppressWarnings("unchecked")
+    public StudentPht(int m) {
+        if (m < 2 || !isPrime(m)) {
+            throw new IllegalArgumentException("the table size must be a prime, got " + m);
+        }
+        slots = new SynchronizedRef[m];
+        for (int i = 0; i < m; i++) {
+            slots[i] = new SynchronizedRef<>();
+        }
+        free = m;
+    }
+
+    static boolean isPrime(int n) {
+        for (int d = 2; (long) d * d <= n; d++) {
+            if (n % d == 0) {
+                return false;
+            }
+        }
+        return n >= 2;
+    }
+
+    int slotOf(int key, int i) {
+        int m = slots.length;
+        return (int) ((key % m + (long) i * (1 + key % (m - 1))) % m);
+    }
+
+    @Override
+    public void put(T item) throws InterruptedException {
+        synchronized (this) {
+            while (free == 0) {
+                wait();
+            }
+            free--;                      // a slot is empty now and only this acceptor fills slots
+        }
+        int key = item.hashCode() & 0x7fffffff;
+        for (int i = 0; ; i++) {
+            SynchronizedRef<T> slot = slots[slotOf(key, i)];
+            if (slot.get() == null) {    // safe: only this acceptor fills slots
+                slot.set(item);
+                break;
+            }
+        }
+        synchronized (this) {
+            filled++;
+            notifyAll();
+        }
+    }
+
+    @Override
+    public T take() throws InterruptedException {
+        int key;
+        synchronized (this) {
+            while (filled == 0) {
+                wait();
+            }
+            filled--;                    // this worker's item is in the table: find one
+            key = (starts = starts * 1103515245 + 12345) & 0x7fffffff;
+        }
+        while (true) {
+            for (int i = 0; i < slots.length; i++) {
+                T item = slots[slotOf(key, i)].swap(null);
+                if (item != null) {
+                    synchronized (this) {
+                        free++;
+                        notifyAll();  // a slot is free again: wake the acceptor
+                    }
+                    return item;
+                }
+            }
+        }
+    }
+}
