@@ -128,13 +128,16 @@ def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
 
 
 @pytest.mark.full("six TLC configurations on one more spec (the default tier grades the reference and a spec that does not parse)", seconds=33)
-def test_a_spec_whose_pipes_overwrite_rejects_the_harmless_slips(tmp_path):
+def test_a_spec_whose_pipes_overwrite_is_not_the_design_and_earns_nothing(tmp_path):
+    """With real pipes, a write that replaces is not the design's append. It once kept the four tests whose
+    configurations never write into a full pipe (8/10); the design now gates every configuration's points (issue 68)."""
     assert WRITE in KIT_SPEC
     overwriting = KIT_SPEC.replace(WRITE, "            pipe[at] := <<conn>>;")
     scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "overwrite", overwriting))
-    assert scores == [2, 2, 2, 2, 0, 0], report
-    # with real pipes, a write that replaces is not the design's append: the step is named
-    assert report.count("Not the lab's design") == 2 and "nothing counts until" not in report, report
+    assert scores == [0] * 6, report
+    # the two configurations that show the step name it; the other four say which configurations those are
+    assert report.count("Not the lab's design") == 2 and report.count("nothing counts until it is") == 4, report
+    assert "`PipesNoBusy.cfg`, `PipesEarlyFree.cfg` your algorithm is not the pipe design" in report, report
 
 
 @pytest.mark.full("six TLC configurations on two more specs, and two refusals", seconds=64)
