@@ -104,6 +104,20 @@ _DATABASE = {
 }
 
 
+# Lincheck's races are all on one event: two lock objects taken in them are two locks of that one event
+_LOCK_TAKEN = re.compile(r"\b(\w+)#(\d+)\.(lock|lockInterruptibly|tryLock)\(")
+_TWO_LOCKS = (
+    "Failed: Lincheck found an interleaving whose results no ordering of the requests, run one at a time, gives. "
+    "Both requests were for one event, and each held a lock, but not the same one: {locks}. Two users who reach "
+    "an event at once each made a lock of their own for it (a lock made on first use, by a look and then a put), "
+    "so neither waited for the other. Read the interleaving below from where each one makes its lock.")
+_STORE_THREW = (
+    "Failed: a request threw `{exception}` (its steps are below) instead of answering OK, DELETED or GONE. Two "
+    "users' requests at once used something that is safe for one thread only{why}.")
+_STORE_THREW_WHY = {"ConcurrentModificationException": ": a `HashMap` that one request changed while the other was "
+                    "changing it (its `computeIfAbsent` notices, and throws)"}
+
+
 # The DHT lab's completion queue: buffers and replies, judged by the reply probe.
 _QUEUE = {
     "violation:AwaitSound": (
@@ -139,6 +153,13 @@ def explain(verdict: dict, rubric: Rubric, class_kind: str | None = None) -> str
     is no handoff (a calendar store, a DHT completion queue)."""
     v, seen = verdict["verdict"], verdict.get("trace", "") + "\n" + verdict.get("detail", "")
     own = {"store": _STORE, "queue": _QUEUE, "database": _DATABASE}.get(class_kind or "", {})
+    locks = sorted({f"{m[1]}#{m[2]}" for m in _LOCK_TAKEN.finditer(seen)})
+    if class_kind == "store" and v == "violation:Linearizable" and len(locks) > 1 and "Exception #" not in seen:
+        return _TWO_LOCKS.format(locks=" and ".join(f"`{lock}`" for lock in locks)) + hint(rubric, "two_locks")
+    thrown = re.search(r"\b(\w+(?:Exception|Error)) #", seen)
+    if class_kind == "store" and v == "violation:Linearizable" and thrown:
+        why = _STORE_THREW_WHY.get(thrown[1], "")
+        return _STORE_THREW.format(exception=thrown[1], why=why) + hint(rubric, "two_locks" if why else "")
     if v in own and "Exception #" not in seen:
         text, topic = own[v]
         return text + (f" — {verdict['detail']}" if class_kind == "queue" and verdict.get("detail") else "") \

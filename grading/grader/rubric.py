@@ -33,7 +33,8 @@ SERVER_CHECKS = {"exactly-once", "efficiency"}   # the dht kind's checks too
 DHT_KEYS = {"processes", "pattern", "values", "n", "L", "q", "runs"}
 # What a failure can be, for the lab's own hints: `[hints]` maps each to the number of the
 # hint in the lab's handout (labs/LAB/README.md, "## Hints") that feedback points to.
-HINT_TOPICS = {"deadlock", "spin", "invented", "overfull", "duplicate", "loss", "slow", "unlocked", "coarse", "early", "kept"}
+HINT_TOPICS = {"deadlock", "spin", "invented", "overfull", "duplicate", "loss", "slow", "unlocked", "coarse", "early", "kept",
+               "two_locks"}
 
 
 @dataclass(frozen=True)

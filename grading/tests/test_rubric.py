@@ -65,6 +65,22 @@ def test_feedback_points_to_the_hint_of_the_lab_it_grades():
     assert "spins" in spin and rubric.hint("pht", pht.hints["spin"]) in spin
 
 
+def test_a_stores_race_is_told_by_what_its_steps_show_two_locks_a_throw_or_no_lock():
+    """The calendar's Lincheck feedback reads the swimlane: two lock objects taken in a race on one event are two
+    locks of that event (a lock map made racily); a request that threw is named by its exception; otherwise a
+    request looked without the lock."""
+    calendar = grader.load_rubric("calendar")
+    race = {"verdict": "violation:Linearizable", "detail": ""}
+    two = feedback.explain({**race, "trace": "| ReentrantLock#2.lock() |\n| ReentrantLock#1.lock() |"}, calendar, "store")
+    assert "`ReentrantLock#1` and `ReentrantLock#2`" in two and rubric.hint("calendar", calendar.hints["two_locks"]) in two
+    one = feedback.explain({**race, "trace": "| ReentrantLock#1.lock() |\n| ReentrantLock#1.lock() |"}, calendar, "store")
+    assert "without holding the event's lock" in one and "not the same one" not in one
+    threw = feedback.explain({**race, "trace": "modify(1000, 1): ConcurrentModificationException #1"}, calendar, "store")
+    assert "threw `ConcurrentModificationException`" in threw and "`HashMap`" in threw and "handoff" not in threw
+    npe = feedback.explain({**race, "trace": "modify(1000, 1): NullPointerException #1"}, calendar, "store")
+    assert "threw `NullPointerException`" in npe and "`HashMap`" not in npe
+
+
 def test_every_lab_folder_has_its_shape_and_every_sample_folder_a_lab():
     from handofflab import verify
     samples = paths.GRADING / "tests" / "submissions"

@@ -37,6 +37,9 @@ STUDENT_SET = [
     ("pht", "one_lock_table", "`put()` and `take()` call `SynchronizedRef`'s methods while holding one lock"),
     ("pht", "fixed_start", "emptied only the slot(s) [0]"),
     ("pht", "counts_on_this", "Passed: the lab's design."),
+    ("calendar", "racy_lock_map", "each held a lock, but not the same one: `ReentrantLock#1` and `ReentrantLock#2`"),
+    ("calendar", "racy_compute_if_absent", "a request threw `ConcurrentModificationException`"),
+    ("calendar", "concurrent_lock_map", "Passed"),
 ]
 
 

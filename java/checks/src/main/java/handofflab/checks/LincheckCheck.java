@@ -45,7 +45,8 @@ public final class LincheckCheck {
      * The same for the classes that are not handoffs (the calendar's store and lists, the DHT's table):
      * every catalogued bug of theirs and every calendar sample's is found within 25 (measured with 25 on
      * every such pair and every calendar grading), so 100 keeps the same margin of four; a correct store
-     * costs 6 CPU-s instead of 10.
+     * costs 6 CPU-s instead of 10. One race has more: the store's race on a fresh event's lock
+     * (StoreLincheck.FRESH_LOCK_INVOCATIONS).
      */
     static final int CLASS_INVOCATIONS = 100;
 
