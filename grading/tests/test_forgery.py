@@ -526,7 +526,7 @@ def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):
     """The server lab's baseline ran in the submission's JVM (issue 51): a handoff whose own threads spin and
     allocate whenever it is idle, i.e. while the kit's MonitorBuffer runs beside it, dropped the kit to 0.3
     efficiency and earned the efficiency marks for a slow handoff. Each run is now a JVM of its own and the
-    kit's hold no submitted class: this one (a put that sleeps a millisecond in two: about 0.6 of the bound
+    kit's hold no submitted class: this one (a put that sleeps 2 ms: about a fifth of the bound
     alone; in one JVM with the kit's runs, measured, the kit's fell from 0.94 to 0.68-0.79) is judged against an
     unhindered kit, and fails the efficiency test."""
     src = (SAMPLES / "server" / "correct" / "StudentHandoff.java").read_text()
@@ -553,7 +553,8 @@ def test_a_handoff_that_spins_while_the_kits_runs_cannot_slow_them(tmp_path):
     }
 
 """
-    slow = marker + "        used = System.nanoTime();\n        if (++puts % 2 == 0) {\n            Thread.sleep(1);\n        }\n"
+    # slow by its own code (2 ms asleep in every put: about a fifth of the kit's efficiency, far under the bar of a half)
+    slow = marker + "        used = System.nanoTime();\n        puts++;\n        Thread.sleep(2);\n"
     sub = tmp_path / "spins_beside"
     sub.mkdir()
     (sub / "StudentHandoff.java").write_text(src.replace(marker, spinner + slow, 1))
