@@ -21,13 +21,18 @@ class PreThreadedTest {
     void aSpinningThreadIsRunnableAndNeverStuck() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "Linux only: the kernel's view of a thread is /proc");
         AtomicBoolean go = new AtomicBoolean(true);
+        // the kernel knows the thread by its Java name only once the thread itself has run (the JVM names it from
+        // inside): asked straight after start(), a thread not yet given a core beside busy loops was not found
+        java.util.concurrent.CountDownLatch spinning = new java.util.concurrent.CountDownLatch(1);
         Thread spinner = new Thread(() -> {
+            spinning.countDown();
             while (go.get()) {
                 Thread.onSpinWait();
             }
         }, "spinner-probe");
         spinner.start();
         try {
+            spinning.await();
             assertTrue(PreThreaded.anyRunnable(List.of(spinner)), "a spinning thread is running or waits for a core: R");
             assertFalse(PreThreaded.stuck(List.of(spinner)));
         } finally {
@@ -54,7 +59,9 @@ class PreThreadedTest {
     void aLongNameIsFoundAsTheKernelCutsItAndANapperWakesOftenWhereAWaiterDoesNot() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "Linux only: the kernel's view of a thread is /proc");
         AtomicBoolean go = new AtomicBoolean(true);
+        java.util.concurrent.CountDownLatch napping = new java.util.concurrent.CountDownLatch(1);  // named: see above
         Thread napper = new Thread(() -> {
+            napping.countDown();
             while (go.get()) {
                 try {
                     Thread.sleep(1);
@@ -64,6 +71,7 @@ class PreThreadedTest {
             }
         }, "a-napper-with-a-name-longer-than-fifteen");
         napper.start();
+        napping.await();
         Thread waiter = waitingForEver("a-waiter-with-a-name-longer-than-fifteen");
         try {
             assertEquals(1, PreThreaded.kernelTasks(List.of(napper)).size(), "found by its first 15 characters");
