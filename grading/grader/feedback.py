@@ -153,13 +153,10 @@ def explain(verdict: dict, rubric: Rubric, class_kind: str | None = None) -> str
     is no handoff (a calendar store, a DHT completion queue)."""
     v, seen = verdict["verdict"], verdict.get("trace", "") + "\n" + verdict.get("detail", "")
     own = {"store": _STORE, "queue": _QUEUE, "database": _DATABASE}.get(class_kind or "", {})
-    locks = sorted({f"{m[1]}#{m[2]}" for m in _LOCK_TAKEN.finditer(seen)})
-    if class_kind == "store" and v == "violation:Linearizable" and len(locks) > 1 and "Exception #" not in seen:
-        return _TWO_LOCKS.format(locks=" and ".join(f"`{lock}`" for lock in locks)) + hint(rubric, "two_locks")
-    thrown = re.search(r"\b(\w+(?:Exception|Error)) #", seen)
-    if class_kind == "store" and v == "violation:Linearizable" and thrown:
-        why = _STORE_THREW_WHY.get(thrown[1], "")
-        return _STORE_THREW.format(exception=thrown[1], why=why) + hint(rubric, "two_locks" if why else "")
+    if class_kind == "store" and v == "violation:Linearizable":
+        told = _store_race(seen)
+        if told:
+            return told[0] + hint(rubric, told[1])
     if v in own and "Exception #" not in seen:
         text, topic = own[v]
         return text + (f" — {verdict['detail']}" if class_kind == "queue" and verdict.get("detail") else "") \
@@ -175,6 +172,19 @@ def explain(verdict: dict, rubric: Rubric, class_kind: str | None = None) -> str
     if v.startswith(("violation:NoDuplicate", "violation:NoLoss", "violation:Bounded")) or not topic:
         text += f" — {verdict['detail']}" if verdict.get("detail") else ""  # counts and the trial's shape
     return text + hint(rubric, topic)
+
+
+def _store_race(seen: str) -> tuple[str, str] | None:
+    """A calendar store's Lincheck race told by what its steps show, with its hint topic: a request that threw
+    (named), or two lock objects taken for the one event; None for the store's own text (a look without the lock)."""
+    thrown = re.search(r"\b(\w+(?:Exception|Error)) #", seen)
+    if thrown:
+        why = _STORE_THREW_WHY.get(thrown[1], "")
+        return _STORE_THREW.format(exception=thrown[1], why=why), "two_locks" if why else ""
+    locks = sorted({f"{m[1]}#{m[2]}" for m in _LOCK_TAKEN.finditer(seen)})
+    if len(locks) > 1:
+        return _TWO_LOCKS.format(locks=" and ".join(f"`{lock}`" for lock in locks)), "two_locks"
+    return None
 
 
 def _hang(seen: str) -> tuple[str, str]:
