@@ -2,6 +2,7 @@
 trail and a rubric of 10 points; its reference solution gets full marks, its known-buggy
 samples the marks they deserve, every time, and its starter what a starter deserves."""
 import json
+import os
 import re
 import shutil
 import tomllib
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import grader
+from grader import budgets
 from handofflab import paths
 
 SAMPLES = Path(__file__).parent / "submissions"
@@ -200,11 +202,50 @@ def test_a_spec_in_plain_tla_is_refused_before_tlc_with_the_rule_named(tmp_path)
 
 # -- the server lab ----------------------------------------------------------------
 
-@pytest.mark.full("KNOWN FALSE REJECTION, to fix: the correct reference once measured 0.82 x the kit's best (bar 0.85) on a quiet machine; kept out of the default tier until the efficiency bar is fixed (stop 71 note)", seconds=35)
 def test_server_reference_serves_exactly_once_and_meets_the_target(tmp_path):
-    scores, report = grade(tmp_path, "server", SAMPLES / "server" / "correct")
+    # Beside the suite's other worker its best ratio can fall short (0.82 seen): the grader then sees the
+    # machine's other work and says "not graded, regrade" (the rule's own test is below), so regrade as an
+    # instructor would, at most three times; a pending test is never a mark, and never a fail of a correct one.
+    for attempt in range(3):
+        g = grader.grade("server", SAMPLES / "server" / "correct", tmp_path / f"out-{attempt}")
+        assert all(t.score == t.max_score for t in g.tests if not t.pending), g.report()
+        if not g.pending:
+            break
+    else:
+        pytest.skip("the grader said 'not graded, machine too busy' three times (its rule): nothing it graded fell short")
+    scores, report = [t.score for t in g.tests], g.report()
     assert scores == _expected("server", "correct") and sum(scores) == 10, report
     assert "best efficiency" in report and "| 3 |" in report
+
+
+def test_a_short_efficiency_on_a_busy_machine_is_blamed_on_the_handoff_only_by_what_it_did():
+    """A waiting handoff beside another grading once reached 0.82 x the kit's (a false rejection at 0.85). On a
+    busy machine a short ratio is "not graded" unless the handoff's own runs show the cause: 2 x the kit's CPU
+    for the same requests (it spins), or under half the kit's efficiency; on a quiet one it fails."""
+    from types import SimpleNamespace
+
+    from grader.kinds import server
+    x, cores = grader.load_rubric("server").server, os.cpu_count() or 1
+    busy, quiet = f"{cores * budgets.BUSY_CORES * 2:.2f}", "0.01"
+
+    def verdict(yours, cpu, others, kits=0.94, kits_cpu=1.5):
+        rows = [{"design": design, "rep": str(rep), "efficiency": str(eff), "status": "ok", "workers": str(x["workers"]),
+                 "slots": str(x["slots"]), "seconds": "1", "bound_seconds": "0.8", "lost": "0", "duplicated": "0",
+                 "cpu_s": str(c), "others": others}
+                for rep in (1, 2, 3) for design, eff, c in (("SharedBuffer@S", yours, cpu), ("SharedBuffer", kits, kits_cpu))]
+        rows += [dict(rows[0], workers=str(x["fill_workers"]), slots=str(x["fill_slots"])) for _ in range(3)]
+        result = SimpleNamespace(score=0, max_score=3, output="", pending=False)
+        server._efficiency(SimpleNamespace(target=0.85), result, server._Bench(x, None, rows), grader.load_rubric("server"))
+        return result
+
+    waited = verdict(0.77, 1.6, busy)                    # short beside other work, its CPU the kit's: not judged
+    assert waited.pending and waited.score == 0 and "other work" in waited.output and "regrade" in waited.output
+    assert verdict(0.77, 1.6, quiet).output.startswith("Failed:")   # the same on a quiet machine: its own
+    spun = verdict(0.5, 7.0, busy)                       # 4.7 x the kit's CPU: its threads ran, load or not
+    assert spun.output.startswith("Failed:") and not spun.pending and "4.7 ×" in spun.output and "or spin?" in spun.output
+    slept = verdict(0.2, 1.4, busy)                      # a fifth of the kit's: no load did that to a waiting one
+    assert slept.output.startswith("Failed:") and not slept.pending and "keep running" not in slept.output
+    assert verdict(0.9, 1.6, busy).score == 3             # at the bar: passed, whatever the load
 
 
 def test_the_efficiency_verdict_is_the_fastest_run_of_each_side():

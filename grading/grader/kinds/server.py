@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import os
 import time
 
 from grader import budgets, feedback, sidebyside
@@ -16,6 +17,8 @@ from handofflab import catalog, javabuild
 
 KIND = "server"
 NEEDS = ("junit",)   # a handoff that fails one thread would hang 2000 clients
+SPIN_CPU = 2.0       # a short ratio with this many times the kit's CPU is the handoff's own, however busy the machine
+FLOOR = 0.5          # and so is one under this: see _efficiency
 
 
 def score(ctx: Context) -> None:
@@ -83,8 +86,8 @@ def _bench(ctx: Context, again: bool = False) -> tuple:
                                 str(x["requests"]), point], timeout=max(1.0, deadline - time.monotonic()))
             outputs.append(run.output)
             found = _rows(csv_out)
-            for r in found:
-                r["rep"] = str(rep + first)
+            for r in found:  # what the run cost, counted outside it: its own CPU and the machine's other work
+                r["rep"], r["cpu_s"], r["others"] = str(rep + first), f"{run.cpu_s:.2f}", f"{run.others_cores:.2f}"
             rows += found
             if run.timed_out or ("@" in point and (not found or any(r["status"] != "ok" for r in found))):
                 # a grader needs one failed (or late) run of yours, not three
@@ -126,14 +129,22 @@ class _Bench:
         kits_clean = [float(r["efficiency"]) for r in self.kits if r["status"] == "ok"]
         self.best, self.baseline = max(clean, default=0.0), max(kits_clean, default=0.0)
         self.ratio = sidebyside.fastest_ratio(clean, kits_clean, True)
+        # What a short ratio is blamed on (see _efficiency): the CPU each side's cheapest run used, and the
+        # other work on the machine while the efficiency runs ran, both counted by the jail, outside the runs
+        cpu = [float(r.get("cpu_s") or 0) for r in measured if r["status"] == "ok"]
+        kits_cpu = [float(r.get("cpu_s") or 0) for r in self.kits if r["status"] == "ok"]
+        self.cpu, self.kits_cpu = min(cpu, default=0.0), min(kits_cpu, default=0.0)
+        self.cpu_ratio = self.cpu / self.kits_cpu if self.cpu and self.kits_cpu else 0.0
+        others = [float(r.get("others") or 0) for r in measured + self.kits]
+        self.others = sum(others) / len(others) if others else 0.0
         self.unsettled = False  # the second round of runs ran out of time
         self.why = ("" if self.complete or self.failed or run.timed_out else
                     f"Only {len(yours)} of {2 * self.runs} runs finished.\n\n" + ended_early("the server", run))
-        self.table = ("| run | handoff | workers | slots | seconds | bound s | efficiency | lost | duplicated | status |\n"
-                      "|---|---|---|---|---|---|---|---|---|---|\n" +
+        self.table = ("| run | handoff | workers | slots | seconds | bound s | efficiency | CPU s | other work, cores "
+                      "| lost | duplicated | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
                       "".join(f"| {r['rep']} | {'yours' if '@' in r['design'] else 'the kit' + chr(39) + 's'} | "
                               f"{r.get('workers')} | {r.get('slots')} | {r['seconds']} | {r['bound_seconds']} | "
-                              f"{r['efficiency']} | {r['lost']} | {r['duplicated']} | {r['status']} |\n" for r in rows))
+                              f"{r['efficiency']} | {r.get('cpu_s', '?')} | {r.get('others', '?')} | {r['lost']} | {r['duplicated']} | {r['status']} |\n" for r in rows))
 
 
 def _exactly_once(spec, result, b: _Bench, rubric) -> None:
@@ -151,7 +162,15 @@ def _exactly_once(spec, result, b: _Bench, rubric) -> None:
 
 
 def _efficiency(spec, result, b: _Bench, rubric) -> None:
+    """A short ratio is the handoff's own on a quiet machine. On a busy one (the grader counts the other work,
+    which a submission cannot raise from inside its jail) the time alone cannot tell, so it is blamed on the
+    handoff only by what the handoff itself did: it used SPIN_CPU times the kit's CPU for the same requests
+    (its threads ran instead of waiting), or it ran under FLOOR times the kit's, slower than any load has made
+    a handoff that waits; else "not graded, regrade". Measured on 2 cores (fastest run against fastest): a
+    waiting handoff 0.98-1.02 quiet and beside two busy loops, 0.82-0.94 beside another grading, its CPU
+    0.9-1.2 times the kit's; a spinning one 0.16-0.50, with 3.6-5 times the kit's CPU."""
     target, best, baseline, n = spec.target, b.best, b.baseline, len(b.kits)
+    cores = os.cpu_count() or 1
     if not b.once:
         result.output = "Not counted: the server must serve every request exactly once first."
     elif not baseline or len(b.kits) < b.runs or b.unsettled:
@@ -162,9 +181,19 @@ def _efficiency(spec, result, b: _Bench, rubric) -> None:
         result.score = result.max_score
         result.output = (f"Passed: best efficiency {best:.3f}, {b.ratio:.2f} × the kit's best {baseline:.3f} in "
                          f"the same {n} rounds (≥ {target}).\n\n" + b.table)
+    elif (b.others >= budgets.BUSY_CORES * cores and b.cpu_ratio < SPIN_CPU and b.ratio >= FLOOR):
+        result.pending = True
+        result.output = (f"Not graded: best efficiency {best:.3f} is {b.ratio:.2f} × the kit's best {baseline:.3f} "
+                         f"(< {target}), but while the runs ran, other work on the grading machine kept {b.others:.1f} "
+                         f"of its {cores} cores busy, and your handoff used no more CPU than the kit's "
+                         f"({b.cpu:.2f} s against {b.kits_cpu:.2f} s in the cheapest run of each): its time may be the "
+                         "machine's, not your code's. Your instructor will regrade.\n\n" + b.table)
     else:
+        spins = b.cpu_ratio >= SPIN_CPU
         result.output = (f"Failed: best efficiency {best:.3f} in {n} runs is {b.ratio:.2f} × the kit's best "
-                         f"{baseline:.3f} in the same rounds (< {target}): the handoff holds the server back. "
+                         f"{baseline:.3f} in the same rounds (< {target}): the handoff holds the server back. " +
+                         (f"Its cheapest run used {b.cpu:.2f} s of CPU for the same requests as the kit's "
+                          f"{b.kits_cpu:.2f} s ({b.cpu_ratio:.1f} ×): its threads keep running when they have "
+                          "nothing to do. " if spins else "") +
                          "What does a thread that cannot go on do: wait to be woken, or spin?"
                          + feedback.hint(rubric, "slow") + "\n\n" + b.table)
-
