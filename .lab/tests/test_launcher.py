@@ -93,7 +93,7 @@ def test_hints_come_one_at_a_time(tmp_path):
 
 
 def test_the_suite_runs_on_every_core_unless_told_otherwise(monkeypatch):
-    from handofflab import testrun
+    from handofflab.commands import testrun
     monkeypatch.setattr(testrun.os, "cpu_count", lambda: 2)
     monkeypatch.setattr("grader.batch.jails_in_memory", lambda: 64)
     # one more than the cores: each waits on JVMs, TLC and servers for part of its time
@@ -117,12 +117,12 @@ def test_a_jvm_the_kit_starts_gets_a_temporary_folder_that_goes_with_it():
 
 
 def test_the_copy_knows_every_command_of_the_kit():
-    """release.py keeps the kit's command names itself (it sits below the CLI, which imports it); they must be
-    the CLI's, or a book page naming a new command would lose its "full kit" note in a student copy."""
-    from handofflab import release
-    from handofflab.cli import cli
-    assert set(release.KIT_COMMANDS) == set(cli.commands)
-    assert set(release.STUDENT_COMMANDS) <= set(cli.commands)
+    """studentcopy.py keeps the kit's command names itself (the CLI imports it); they must be the CLI's, or a
+    book page naming a new command would lose its "full kit" note in a student copy."""
+    from handofflab.commands import studentcopy
+    from handofflab.commands.cli import cli
+    assert set(studentcopy.KIT_COMMANDS) == set(cli.commands)
+    assert set(studentcopy.STUDENT_COMMANDS) <= set(cli.commands)
 
 
 def test_processes_that_find_tlc_missing_at_once_fetch_it_once_and_whole(tmp_path, monkeypatch):

@@ -140,7 +140,8 @@ def test_a_junit_full_tag_without_its_reason_is_refused(tmp_path):
 
 def test_the_kits_suite_has_a_default_tier_in_every_layer():
     """The full tier is where heavy tests go, not where a layer goes: every layer keeps tests in the default tier."""
-    from handofflab import paths, testrun
+    from handofflab import paths
+    from handofflab.commands import testrun
     proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
                            "--import-mode=importlib"], cwd=paths.ROOT, capture_output=True, text=True)
     default = [line for line in proc.stdout.splitlines() if "::" in line]

@@ -46,7 +46,8 @@ def _make_copy(target: Path, labs: list[str]) -> Path:
     grading jail's sight, which empties /tmp but for the copy itself)."""
     import shutil
 
-    from handofflab import release, toolchain
+    from handofflab import toolchain
+    from handofflab.commands import release
     release.release(target, labs)
     (target / ".tools" / "tla").mkdir(parents=True)
     jar = toolchain.tlc_jar()

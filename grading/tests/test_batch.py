@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import gradescope, paths, verify
+from handofflab import paths
+from handofflab.commands import gradescope, verify
 from handofflab.console import LabError
 
 # one worker, so the module's batch is graded once

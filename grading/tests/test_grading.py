@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths, verify
+from handofflab import paths
+from handofflab.commands import verify
 from handofflab.console import LabError
 
 SAMPLES = Path(__file__).parent / "submissions" / "buffer"

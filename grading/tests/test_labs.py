@@ -55,7 +55,7 @@ def grade(tmp_path, lab, submission):
 
 def _expected(lab: str, sample: str) -> list[float]:
     """A sample's marks from grading/tests/submissions/expected.toml, the one list of them."""
-    from handofflab import verify
+    from handofflab.commands import verify
     return verify.sample_marks()[lab][sample]
 
 
@@ -542,7 +542,7 @@ def test_the_database_labs_probes_are_the_catalogs():
 # -- the samples' expected marks, as data ---------------------------------------------------
 
 def test_every_sample_has_its_expected_marks_and_every_entry_a_sample():
-    from handofflab import verify
+    from handofflab.commands import verify
     marks = verify.sample_marks()
     folders = {(p.parent.name, p.name) for p in (paths.GRADING / "tests" / "submissions").glob("*/*") if p.is_dir()}
     listed = {(lab, name) for lab, samples in marks.items() for name in samples if name != "starter"}
@@ -555,7 +555,7 @@ def test_every_sample_has_its_expected_marks_and_every_entry_a_sample():
 
 
 def test_verify_verdicts_counts_agreeing_runs(capsys):
-    from handofflab import verify
+    from handofflab.commands import verify
     assert verify.run(runs=2, busy=1, only="buffer/wrong_package") == 0  # one lab's sample, not every lab's
     assert "2/2" in capsys.readouterr().out
     counted = (verify.OUT / "verdicts-buffer_wrong_package.csv").read_text()  # a part's counts in a file of its own
@@ -569,7 +569,7 @@ def test_verify_verdicts_leaves_no_busy_loop_when_it_is_killed():
     import subprocess
     import sys
     import time
-    parent = subprocess.Popen([sys.executable, "-c", "import time\nfrom handofflab import verify\n"
+    parent = subprocess.Popen([sys.executable, "-c", "import time\nfrom handofflab.commands import verify\n"
                                "print(verify._busy(1)[0].pid, flush=True)\ntime.sleep(120)"],
                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     pid = int(parent.stdout.readline())

@@ -6,7 +6,8 @@ import subprocess
 import pytest
 
 import grader
-from handofflab import paths, release
+from handofflab import paths
+from handofflab.commands import release
 from handofflab.console import LabError
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build) and shares the module's copy

@@ -82,7 +82,7 @@ def test_a_stores_race_is_told_by_what_its_steps_show_two_locks_a_throw_or_no_lo
 
 
 def test_every_lab_folder_has_its_shape_and_every_sample_folder_a_lab():
-    from handofflab import verify
+    from handofflab.commands import verify
     samples = paths.GRADING / "tests" / "submissions"
     marks = verify.sample_marks()
     assert set(marks) == set(LABS), "expected.toml has one section per lab, and no other"

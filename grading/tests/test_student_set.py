@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import verify
+from handofflab.commands import verify
 
 SAMPLES = Path(__file__).parent / "submissions"
 

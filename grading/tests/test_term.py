@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import gradescope, paths, release, verify
+from handofflab import paths
+from handofflab.commands import gradescope, release, studentcopy, verify
 
 pytestmark = pytest.mark.xdist_group("source-tree")  # release builds the book from the source tree
 
@@ -64,12 +65,12 @@ def _command_lines(copy: Path) -> dict[tuple[str, str | None], str]:
 def test_every_command_the_copys_text_names_runs_there(copy, in_copy, tmp_path):
     """A handout, a hint, the copy's README or a chapter: each command line either runs in the copy
     (its --help answers) or its page says it is the full kit's, and the copy refuses it by name."""
-    from handofflab.cli import cli
+    from handofflab.commands.cli import cli
     commands = {k: where for k, where in _command_lines(copy).items() if k[0] in cli.commands}
     assert ("check-lab", "buffer") in commands and ("hint", "pht") in commands and ("check", "specs") in commands
     book_only = set()
     for (command, sub), where in sorted(commands.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-        runs = release.in_copy(command, sub)
+        runs = studentcopy.in_copy(command, sub)
         args = [command, sub, "--help"] if command == "check" and sub else [command, "--help"]
         run = in_copy(copy, *args, results=tmp_path)
         if runs:
@@ -81,7 +82,7 @@ def test_every_command_the_copys_text_names_runs_there(copy, in_copy, tmp_path):
     for page in (copy / "book").rglob("*.html"):
         text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(errors="replace")))
         lacking = {m.group(1) for m in release.COMMAND.finditer(text) if m.group(1) in cli.commands
-                   and not release.in_copy(m.group(1), m.group(2))}
+                   and not studentcopy.in_copy(m.group(1), m.group(2))}
         assert not lacking or "In a student copy these commands of this page are not there" in text, page
     assert {"bench", "serve"} <= book_only
 

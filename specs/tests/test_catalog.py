@@ -10,7 +10,7 @@ from handofflab.console import LabError
 
 # Code that must take its designs, classes and variants from the catalog (the notebooks and the
 # book discuss particular designs by name; the tests use names as examples).
-CODE = ("java/*/src/main/java/**/*.java", ".lab/handofflab/*.py", "grading/grader/**/*.py", "labs/*/public/*.java")
+CODE = ("java/*/src/main/java/**/*.java", ".lab/handofflab/**/*.py", "grading/grader/**/*.py", "labs/*/public/*.java")
 
 
 def _catalog_names() -> set[str]:

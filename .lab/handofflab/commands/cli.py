@@ -18,18 +18,18 @@ def cli():
     and how to prove every connection is served exactly once.
 
     Start with `./lab tour`; run every test with `./lab test`."""
-    from handofflab import release
+    from handofflab.commands import studentcopy
     ctx = click.get_current_context()
-    copy = release.student_copy()
-    if copy is not None and ctx.invoked_subcommand not in (*release.STUDENT_COMMANDS, None):
+    copy = studentcopy.student_copy()
+    if copy is not None and ctx.invoked_subcommand not in (*studentcopy.STUDENT_COMMANDS, None):
         raise LabError(f"`./lab {ctx.invoked_subcommand}` is not in this student copy (labs: {', '.join(copy['labs'])})",
-                       f"here: {release.student_usage()} — your instructor's full kit has the rest")
+                       f"here: {studentcopy.student_usage()} — your instructor's full kit has the rest")
 
 
 @cli.command()
 def tour():
     """Install what is missing, then run the kit on the shared buffer: specs, Java checks, grading, notebooks, book."""
-    from handofflab import tour as tour_mod
+    from handofflab.commands import tour as tour_mod
     tour_mod.run()
 
 
@@ -41,37 +41,25 @@ def tour():
 def test(tier, pytest_args):
     """Run the default tier of tests (JUnit via Maven, the rest via pytest), within 10 minutes on 2 cores;
     counts and time per layer; ends `N passed, N failed`. Reports are kept in .cache/test-report/TIER/."""
-    from handofflab import testrun
+    from handofflab.commands import testrun
     sys.exit(testrun.run(tuple(pytest_args), tier or "default"))
 
 
 @cli.command()
 def doctor():
     """List every tool the kit uses, its version here, and the fix for anything missing."""
-    from rich.table import Table
-
-    from handofflab import toolchain
-    rows = toolchain.doctor()
-    table = Table(title="Handoff Lab: tools")
-    for col in ("tool", "for", "found", "", "fix"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        status = ("[yellow]absent (optional)" if r.optional and not r.version else
-                  "[green]ok" if r.ok else "[red]MISSING")
-        table.add_row(r.name, r.purpose, r.version or "—", status, "" if (r.ok and r.version) else r.fix)
-    console.print(table)
-    if not all(r.ok for r in rows):
-        raise LabError("some required tools are missing", "run the fixes in the table, then `./lab doctor` again")
+    from handofflab.commands import doctor as doctor_mod
+    doctor_mod.report()
 
 
 @cli.group()
 def check():
     """Model-check the kit: `check specs` (TLC), `check java` (Lincheck, stress, JPF) or `check trace`
     (recorded Java runs validated against their design's spec by TLC)."""
-    from handofflab import release
+    from handofflab.commands import studentcopy
     sub = click.get_current_context().invoked_subcommand
-    if release.student_copy() is not None and sub not in release.STUDENT_CHECKS:
-        raise LabError(f"`./lab check {sub}` is not in this student copy", f"here: {release.student_usage()}")
+    if studentcopy.student_copy() is not None and sub not in studentcopy.STUDENT_CHECKS:
+        raise LabError(f"`./lab check {sub}` is not in this student copy", f"here: {studentcopy.student_usage()}")
 
 
 @check.command("trace")
@@ -425,7 +413,8 @@ def check_lab(lab, path, watch, allow_weak_isolation):
     import time
 
     import grader
-    from handofflab import paths, release
+    from handofflab import paths
+    from handofflab.commands import studentcopy
     public = grader.load_rubric(lab).public()
     if not public.tests:
         raise LabError(f"lab {lab} has no public tests", f"grade it instead: ./lab grade {lab} {path}")
@@ -442,7 +431,7 @@ def check_lab(lab, path, watch, allow_weak_isolation):
             mark = "[green]pass" if t.score == t.max_score else "[red]FAIL"
             console.print(f"{mark}[/] {t.name}" + ("" if t.score == t.max_score else f"\n      {t.output.strip()[:600]}"))
         console.print(f"[bold]{g.score:g} / {g.max_score:g}[/] public points in {time.monotonic() - start:.1f} s "
-                      + ("(the hidden tests run where your instructor grades)" if release.student_copy()
+                      + ("(the hidden tests run where your instructor grades)" if studentcopy.student_copy()
                          else f"(hidden tests: ./lab grade {lab} {path})"))
         return g.score == g.max_score
 
@@ -484,7 +473,7 @@ def grade_batch(lab, folder, out_dir, jobs, allow_weak_isolation):
               help="let the autograder grade where its container cannot isolate submitted code (said in every result)")
 def export_gradescope(lab, allow_weak_isolation):
     """Write an autograder zip (setup.sh, run_autograder and the kit) that runs this grader on Gradescope."""
-    from handofflab import gradescope
+    from handofflab.commands import gradescope
     gradescope.export(lab, allow_weak_isolation)
 
 
@@ -499,7 +488,7 @@ def export_gradescope(lab, allow_weak_isolation):
 def verify_verdicts(runs, busy, only, rotate, seed):
     """Rerun every catalogued Java verdict and grade every sample submission RUNS times beside BUSY
     busy loops; print how many runs agreed with each claim (exit 1 unless all did)."""
-    from handofflab import verify
+    from handofflab.commands import verify
     sys.exit(verify.run(runs, busy, only, rotate, seed))
 
 
@@ -533,7 +522,7 @@ def hint(lab, number, reset):
 def release_cmd(target, labs):
     """Make a student copy of the kit in DIR: the labs' handouts, starters and public tests, the Java
     they compile against and the book, without the answers, the hidden tests or the samples."""
-    from handofflab import release
+    from handofflab.commands import release
     release.release(target, list(labs))
 
 
@@ -545,12 +534,12 @@ def grade_isolation():
 
 
 def main():
-    from handofflab import release
-    if release.student_copy() is not None:  # a student copy's help lists the student's commands only
+    from handofflab.commands import studentcopy
+    if studentcopy.student_copy() is not None:  # a student copy's help lists the student's commands only
         for name, command in cli.commands.items():
-            command.hidden = name not in release.STUDENT_COMMANDS
+            command.hidden = name not in studentcopy.STUDENT_COMMANDS
         for name, command in check.commands.items():
-            command.hidden = name not in release.STUDENT_CHECKS
+            command.hidden = name not in studentcopy.STUDENT_CHECKS
         cli.help = ("Handoff Lab, student copy: check your lab with `./lab check-lab LAB PATH`; `./lab hint LAB`; "
                     "run a model of the book with `./lab check specs NAME`.")
     try:

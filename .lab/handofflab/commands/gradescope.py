@@ -14,7 +14,8 @@ import zipfile
 from pathlib import Path
 
 import grader
-from handofflab import paths, toolchain, verify
+from handofflab import paths, toolchain
+from handofflab.commands import verify
 from handofflab.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "gradescope"

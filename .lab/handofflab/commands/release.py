@@ -26,19 +26,9 @@ from pathlib import Path
 
 import grader
 from handofflab import book, catalog, paths, toolchain
+from handofflab.commands.studentcopy import KIT_COMMANDS, MARKER, in_copy, student_usage
 from handofflab.console import LabError, ok, step, warn
 
-# The marker a student copy carries at its root: `./lab` then offers the student's commands only.
-MARKER = "STUDENT-COPY.toml"
-STUDENT_COMMANDS = ("check-lab", "hint", "doctor", "check")
-# Every command of the full kit (cli.py's, held to it by a test): a book page that names one the copy lacks says so.
-KIT_COMMANDS = ("bench", "book", "check", "check-lab", "client", "doctor", "export-gradescope", "grade", "grade-batch",
-                "grade-isolation", "hint", "notebooks", "release", "serve", "test", "tour", "verify-verdicts")
-STUDENT_CHECKS = ("specs",)  # of `./lab check`: TLC on the specs the copy holds (a hint's "run TLC on X")
-
-
-def student_usage() -> str:
-    return "./lab check-lab LAB PATH | hint LAB | check specs NAME | doctor"
 # The Java modules the public tests compile against (java/pom.xml is cut down to these).
 MODULES = ("handoffs", "calendar", "dht", "checks")  # checks also runs Lincheck on the calendar's lists, the probe on a DHT queue
 # Kit files every copy holds, besides the chosen labs: whole files by name, folders (ending in '/') by prefix.
@@ -336,11 +326,6 @@ def _book(out: Path, secret: dict[str, str]) -> None:
 COMMAND = re.compile(r"\./lab ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?")
 
 
-def in_copy(command: str, sub: str | None) -> bool:
-    """Whether a student copy runs `./lab command [sub]`."""
-    return command in STUDENT_COMMANDS and (command != "check" or sub in STUDENT_CHECKS)
-
-
 def _full_kit_note(page: str, folder: Path) -> str:
     """A chapter that names commands a student copy lacks (itself or in a file it includes) says so at its top,
     so that no line of the copy's book tells a student to run what the copy refuses (the self-learner's full
@@ -380,13 +365,6 @@ Two commands do everything:
 The book is `book/index.html` (open it in a browser). Your instructor grades with the hidden tests;
 this copy has the public ones only, and none of the labs' answers.
 """
-
-
-def student_copy() -> dict | None:
-    """The marker of a student copy (its labs and what it leaves out), or None in the full kit."""
-    import tomllib
-    marker = paths.ROOT / MARKER
-    return tomllib.loads(marker.read_text()) if marker.exists() else None
 
 
 # A line of an answer gives it away when it is long enough to say something and no other source of

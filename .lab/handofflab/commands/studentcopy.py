@@ -1,0 +1,35 @@
+"""What a student copy is, read by the CLI (which commands it offers), the doctor (which tools it
+needs) and `release` (which writes one): the marker at its root, its commands and its doctor's rows."""
+from __future__ import annotations
+
+import tomllib
+
+from handofflab import paths
+
+# The marker a student copy carries at its root: `./lab` then offers the student's commands only.
+MARKER = "STUDENT-COPY.toml"
+STUDENT_COMMANDS = ("check-lab", "hint", "doctor", "check")
+# Every command of the full kit (cli.py's, held to it by a test): a book page that names one the copy lacks says so.
+KIT_COMMANDS = ("bench", "book", "check", "check-lab", "client", "doctor", "export-gradescope", "grade", "grade-batch",
+                "grade-isolation", "hint", "notebooks", "release", "serve", "test", "tour", "verify-verdicts")
+STUDENT_CHECKS = ("specs",)  # of `./lab check`: TLC on the specs the copy holds (a hint's "run TLC on X")
+
+
+def student_usage() -> str:
+    return "./lab check-lab LAB PATH | hint LAB | check specs NAME | doctor"
+
+
+# The doctor's rows a copy needs: it builds no book (it holds it as HTML) and runs no JPF; TLC is fetched
+# from Maven Central the first time a check needs it.
+DOCTOR_ROWS = ("java", "mvn", "python", "TLC", "grader sandbox", "kit readable by the sandbox")
+
+
+def student_copy() -> dict | None:
+    """The marker of a student copy (its labs and what it leaves out), or None in the full kit."""
+    marker = paths.ROOT / MARKER
+    return tomllib.loads(marker.read_text()) if marker.exists() else None
+
+
+def in_copy(command: str, sub: str | None) -> bool:
+    """Whether a student copy runs `./lab command [sub]`."""
+    return command in STUDENT_COMMANDS and (command != "check" or sub in STUDENT_CHECKS)
