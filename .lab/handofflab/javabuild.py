@@ -59,9 +59,9 @@ def _submission_classpath() -> str:
     return ":".join(str(next((paths.JAVA / m / "target").glob(f"{m}-*.jar"))) for m in ("handoffs", "calendar", "dht"))
 
 
-def sandbox_reads(build_first: bool = True) -> list[Path]:
+def jail_reads(build_first: bool = True) -> list[Path]:
     """What a grading's sandboxed runs read of the kit's Java: each class path the grader runs with, and the jars a
-    submission compiles against (sandbox.unreadable checks that its uid can). `./lab doctor` never builds: it
+    submission compiles against (the grader's jail.unreadable checks that its uid can). `./lab doctor` never builds: it
     passes build_first=False once the kit is built."""
     if build_first:
         build()

@@ -46,8 +46,9 @@ def test_doctor_lists_every_tool_with_a_version():
         assert tool in rows, f"doctor does not list {tool}"
     for required in ("java", "mvn", "python"):  # this machine runs the tests, so it has them
         assert " ok " in rows[required], rows[required]
-    from handofflab import javabuild, sandbox
-    if sandbox.ISOLATION == "full" and javabuild.STAMP.exists():  # this kit grades: its uid must read the jars
+    from grader import jail
+    from handofflab import javabuild
+    if jail.ISOLATION == "full" and javabuild.STAMP.exists():  # this kit grades: its uid must read the jars
         assert " ok " in rows["kit readable by the"], rows["kit readable by the"]
     assert "\x1b[" not in run.stdout  # before: `mvn -v`'s colour code leaked into the version
     for optional in ("JPF", "chromium"):  # before: an absent optional tool was shown as "ok"

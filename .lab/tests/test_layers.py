@@ -2,7 +2,7 @@
 pyproject.toml ([tool.importlinter]: commands → grader → engines → ground floor, and no circle
 among a package's modules) and checks them against the imports of .lab/handofflab and
 grading/grader. The contracts can fail: the two imports that once knotted the house (the doctor,
-in toolchain, read the student copy's facts from release, and the sandbox's row from javabuild),
+in toolchain, read the student copy's facts from release, and the jail's row from javabuild),
 put back into a copy of the tree, break them."""
 import shutil
 import subprocess

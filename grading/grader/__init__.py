@@ -1,16 +1,21 @@
 """Handoff Lab's grader: `./lab grade`, `grade-batch` and `export-gradescope` call it.
 
-Its parts, each importing only the ones listed before it:
-- budgets     the limits (in work where it can be, in seconds with retries where it cannot)
+It is the house's second floor: the commands (.lab/handofflab/commands) import it, and it imports
+the engines and the ground floor (.lab/handofflab), never a command (pyproject.toml's
+[tool.importlinter] holds that). Its parts, each importing only the ones listed before it:
+- budgets     the limits (in work where it can be, in seconds with retries where it cannot), the jail's too
 - rubric      labs/LAB/rubric.toml, typed and validated (closed keys, kinds, hints)
 - results     TestResult and Grade: results.json (Gradescope, with visibility) and report.md
-- jail        where submitted code runs, and reading back what it wrote without trusting it
+- jail        where submitted code runs and its walls (namespaces, a uid per grading, cgroups,
+              rlimits), and reading back what it wrote without trusting it
+- allowlist   what a submission's bytecode may call (labs/allowed-api.toml)
 - tools       JUnit's console launcher, written once (TLC's command line is in handofflab.tlc)
 - submission  unpack, find, compile or translate, and the API allow-list on the bytecode
 - feedback    what a failing verdict tells the student, and the lab's own hint for it
 - scoring     the one catch/false-alarm rule of labs whose submission judges the kit's designs
 - context     what a kind of test gets to score with
-- kinds/      junit, checker, tlc, mutants, server: one module per kind of test
+- sidebyside  the one rule of labs graded on speed
+- kinds/      junit, checker, tlc, mutants, server, dht, design: one module per kind of test
 - grading     one submission, end to end
 - batch       reruns and batches
 """

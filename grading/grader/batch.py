@@ -11,7 +11,8 @@ from pathlib import Path
 
 from grader import grading
 from grader import rubric as rubric_mod
-from handofflab import paths, sandbox
+from grader import budgets, jail
+from handofflab import paths
 from handofflab.console import LabError
 
 
@@ -86,8 +87,8 @@ def jails_in_memory() -> int:
         meminfo = Path("/proc/meminfo").read_text()
         available = int(re.search(r"^MemAvailable:\s+(\d+) kB", meminfo, re.M)[1]) * 1024
     except (OSError, TypeError):
-        available = sandbox.MEMORY_TOTAL  # unknown: as if one jail's worth
-    return max(1, available // sandbox.MEMORY_TOTAL)
+        available = budgets.MEMORY_TOTAL  # unknown: as if one jail's worth
+    return max(1, available // budgets.MEMORY_TOTAL)
 
 
 def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int | None = None,
@@ -99,8 +100,8 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     from handofflab.console import progress, warn
 
     rubric = rubric_mod.load(lab)
-    if sandbox.ISOLATION != "full" and not allow_weak_isolation:  # once, not as a row per student
-        raise grading.WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
+    if jail.ISOLATION != "full" and not allow_weak_isolation:  # once, not as a row per student
+        raise grading.WeakIsolation(f"this host cannot isolate submitted code: {jail.ISOLATION}",
                             "grade as root on a host that allows namespaces, or pass --allow-weak-isolation")
     folder = folder.resolve()
     subs = submissions_in(folder)

@@ -27,3 +27,7 @@ JAVAC = ["javac", "-J-XX:TieredStopAtLevel=1"]
 REPORT_CAP = 4 * 1024 * 1024    # bytes of a report file the grader reads (a JUnit XML, a verdict, a CSV)
 UNPACK_FILES = 200              # files a submission may hold (the labs need one)
 UNPACK_BYTES = 8 * 1024 * 1024  # bytes, all files together, once unpacked
+# The jail's walls (jail.py): what one grading's runs may take in all
+OUTPUT_CAP = 64 * 1024          # bytes of output kept for feedback
+NPROC = 1024                    # tasks (threads count) of one grading's uid
+MEMORY_TOTAL = 3 * 1024 ** 3    # bytes one run may hold in all its processes (where cgroups allow)

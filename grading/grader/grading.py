@@ -8,6 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader import jail as jail_mod
 from grader import kinds
 from grader import rubric as rubric_mod
 from grader import submission as submission_mod
@@ -15,7 +16,7 @@ from grader.context import Context
 from grader.jail import Jail
 from grader.results import Grade, TestResult
 from grader.rubric import Rubric
-from handofflab import javabuild, paths, sandbox
+from handofflab import javabuild, paths
 from handofflab.console import LabError
 
 
@@ -23,13 +24,13 @@ class WeakIsolation(LabError):
     """The host cannot isolate submitted code fully and the instructor did not allow less."""
 
 
-def _kit_readable_by_the_sandbox() -> None:
+def _kit_readable_by_the_jail() -> None:
     """Each grading's runs are a user of their own: a kit they cannot read would grade every submission as one that
     'does not compile'. Said before grading, by name."""
-    private = sandbox.unreadable(javabuild.sandbox_reads())
+    private = jail_mod.unreadable(javabuild.jail_reads())
     if private:
         raise LabError("the grader's sandbox runs each submission as a user of its own, who cannot read these files "
-                       "of the kit:\n  " + "\n  ".join(private), sandbox.PRIVATE_KIT_FIX)
+                       "of the kit:\n  " + "\n  ".join(private), jail_mod.PRIVATE_KIT_FIX)
 
 
 def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
@@ -46,14 +47,14 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
     submission = submission.resolve()
     if not submission.exists():
         raise LabError(f"submission not found: {submission}", "pass a folder, a .zip, or the one file the lab asks for")
-    if sandbox.ISOLATION != "full" and not allow_weak_isolation:
-        raise WeakIsolation(f"this host cannot isolate submitted code: {sandbox.ISOLATION}",
+    if jail_mod.ISOLATION != "full" and not allow_weak_isolation:
+        raise WeakIsolation(f"this host cannot isolate submitted code: {jail_mod.ISOLATION}",
                             "grade as root on a host that allows namespaces (CI, a grading server), or pass "
                             "--allow-weak-isolation to grade anyway; every report will then say so")
-    if sandbox.ISOLATION == "full":
-        _kit_readable_by_the_sandbox()
+    if jail_mod.ISOLATION == "full":
+        _kit_readable_by_the_jail()
     out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.stem
-    g = Grade(lab, str(submission), isolation=sandbox.ISOLATION)
+    g = Grade(lab, str(submission), isolation=jail_mod.ISOLATION)
     g.tests = [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests]
     start = time.monotonic()
     try:

@@ -42,7 +42,7 @@ class Grade:
     tests: list[TestResult] = field(default_factory=list)
     problem: str = ""       # why nothing could be graded (no file, no compile), if so
     seconds: float = 0.0
-    isolation: str = "full"     # the sandbox level that graded it (sandbox.ISOLATION)
+    isolation: str = "full"     # the isolation level that graded it (jail.ISOLATION)
     grader_error: str = ""      # the grader's own failure, if any: the marks mean nothing then
 
     @property

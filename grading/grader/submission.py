@@ -8,10 +8,10 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from grader import budgets
+from grader import allowlist, budgets
 from grader.jail import Jail, MalformedReport, read_report
 from grader.rubric import Rubric
-from handofflab import allowlist, javabuild, paths, tlc
+from handofflab import javabuild, paths, tlc
 from handofflab.console import LabError
 
 _NAME = re.compile(r"[\w.+@ -]+")  # a path component a submission may use

@@ -6,12 +6,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from grader import budgets
-from grader.jail import Jail, MalformedReport, read_report
-from handofflab import sandbox
+from grader.jail import Jail, MalformedReport, Run, read_report
 
 
 def junit(jail: Jail, classpath: str, scan: Path, reports: Path, props: tuple[str, ...] = (),
-          timeout: float | None = None) -> tuple[sandbox.Run, list[tuple[str, bool, str]]]:
+          timeout: float | None = None) -> tuple[Run, list[tuple[str, bool, str]]]:
     """JUnit's console launcher on the test classes in `scan`; (method, passed, message) for each
     test its XML report lists. A report that is missing or malformed lists nothing."""
     run = jail.run(["java", *props, "-cp", classpath, "org.junit.platform.console.ConsoleLauncher",

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from handofflab import allowlist
+from grader import allowlist
 
 # each allowed member -> a statement that uses it (inside a method with `Object o` and `Thread t` in scope)
 ALLOWED = {

@@ -113,7 +113,7 @@ def test_the_gradescope_zip_runs_this_grader(tmp_path):
         assert "python3.11 python3.11-venv" in setup and "./lab grade-isolation" in setup
         for script in ("setup.sh", "run_autograder", "kit/lab"):
             assert (f.getinfo(script).external_attr >> 16) & 0o111, f"{script} is not executable"
-        # unzip restores these modes, and the grader's sandbox reads the kit as another uid: a public test stored
+        # unzip restores these modes, and the grader's jail reads the kit as another uid: a public test stored
         # 0600 once failed to compile for every submission (and setup.sh's own check of the grader)
         private = [i.filename for i in f.infolist() if (i.external_attr >> 16) & (0o555 if i.is_dir() else 0o444)
                    != (0o555 if i.is_dir() else 0o444)]
@@ -138,7 +138,7 @@ def test_batch_parallelism_follows_the_cores_and_the_memory(monkeypatch):
     monkeypatch.setattr(grader.batch.os, "cpu_count", lambda: 64)
     jobs = grader.batch_jobs()
     assert 1 <= jobs <= 4
-    monkeypatch.setattr(grader.batch.sandbox, "MEMORY_TOTAL", 10 ** 15)  # a jail's cap above the memory there is
+    monkeypatch.setattr(grader.budgets, "MEMORY_TOTAL", 10 ** 15)  # a jail's cap above the memory there is
     assert grader.batch_jobs() == 1
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import allowlist, javacheck, paths, sandbox
+from grader import allowlist, jail
+from handofflab import javacheck, paths
 from handofflab.console import LabError
 
 sys.path.insert(0, str(Path(__file__).parent))  # ./lab test imports test files by path (importlib mode)
@@ -245,7 +246,7 @@ def test_a_grader_failure_still_writes_a_valid_results_json(tmp_path, monkeypatc
 @pytest.mark.skipif(os.environ.get("HANDOFFLAB_ISOLATION") == "weak", reason="every grading is allowed the weak "
                     "level in this run (conftest.py); the refusal is tested in a normal run")
 def test_weak_isolation_is_refused_unless_allowed_and_then_said_everywhere(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "ISOLATION", "not root: no network or file-system isolation")
+    monkeypatch.setattr(jail, "ISOLATION", "not root: no network or file-system isolation")
     with pytest.raises(LabError, match="cannot isolate"):
         grader.grade("buffer", SAMPLES / "buffer" / "correct", tmp_path / "out", rubric=LIGHT)
     # The bytecode check does not depend on the host: the forging attack is refused here too.
@@ -489,7 +490,7 @@ def test_a_stress_run_that_finishes_no_trial_is_never_a_pass(tmp_path, monkeypat
     from grader.kinds import checker as checker_kind
     if not kit_finishes:
         monkeypatch.setattr(checker_kind, "_kit_finishes", lambda *a, **k: None)
-    monkeypatch.setattr(sandbox.Run, "others_cores", property(lambda run: other_work))
+    monkeypatch.setattr(jail.Run, "others_cores", property(lambda run: other_work))
     slow = tmp_path / "slow"
     slow.mkdir()
     src = (SAMPLES / "buffer" / "correct" / "StudentBuffer.java").read_text()
@@ -572,7 +573,6 @@ def test_the_kits_server_runs_are_jvms_without_the_submission(tmp_path):
     from types import SimpleNamespace
 
     from grader.kinds import server
-    from handofflab import sandbox
     rubric = grader.load_rubric("server")
     commands = []
 
@@ -582,7 +582,7 @@ def test_the_kits_server_runs_are_jvms_without_the_submission(tmp_path):
             main = cmd.index("handofflab.servers.ServerBench")
             Path(cmd[main + 1]).write_text("design,rep,efficiency,status,workers,slots\n"
                                            f"{cmd[-1].split(':')[0]},1,0.9,ok,50,101\n")
-            return sandbox.Run(0, "", 0.1, False, False)
+            return jail.Run(0, "", 0.1, False, False)
 
     ctx = SimpleNamespace(rubric=rubric, tmp=tmp_path, jail=Jail())
     _, rows = server._bench(ctx)

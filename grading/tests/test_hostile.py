@@ -1,10 +1,10 @@
 """Hostile submissions: each gets a clear result and a valid results.json, nothing escapes the
-sandbox, and the grader never crashes. Every case is the correct buffer (full marks when left
+jail, and the grader never crashes. Every case is the correct buffer (full marks when left
 alone) with one hostile act added, so a score tells what the act cost and nothing else.
 
 The cases are graded with a lighter rubric than the lab's: its two public JUnit tests and a
 1 s stress run. Those start every kind of JVM the grader starts (the JUnit launcher and a
-checker, through the same sandbox), without Lincheck's 10 s per case; test_grading.py grades
+checker, through the same jail), without Lincheck's 10 s per case; test_grading.py grades
 with the lab's full rubric."""
 import concurrent.futures
 import json
@@ -22,10 +22,11 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths, sandbox
+from grader import jail
+from handofflab import paths
 
 CORRECT = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
-isolated = pytest.mark.skipif(sandbox.ISOLATION != "full", reason=f"sandbox isolation here: {sandbox.ISOLATION}")
+isolated = pytest.mark.skipif(jail.ISOLATION != "full", reason=f"sandbox isolation here: {jail.ISOLATION}")
 
 
 def hostile(tmp_path, static="", put="", name="sub"):
@@ -61,14 +62,13 @@ def grade(tmp_path, submission):
 def sandbox_processes():
     """Processes left running under a uid this test process's gradings were given (not those of
     gradings another process runs at the same time)."""
-    from handofflab import sandbox
-    assert sandbox.ISSUED, "no grading ran in this process: there is nothing to look for"
+    assert jail.ISSUED, "no grading ran in this process: there is nothing to look for"
     # A zombie (state Z) runs nothing and holds no memory: a jail's first process killed with its
     # group is reaped by the host's init, not by the grader (not its parent), and CI once caught one
     # in that instant. What must not exist is a process still running.
     run = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,args="], capture_output=True, text=True)
     return [line for line in run.stdout.splitlines()
-            if int(line.split()[0]) in sandbox.ISSUED and not line.split()[2].startswith("Z")]
+            if int(line.split()[0]) in jail.ISSUED and not line.split()[2].startswith("Z")]
 
 
 @pytest.mark.full("spins for the whole of each checker's time limit", seconds=34)
@@ -264,7 +264,7 @@ def test_handing_the_folder_to_a_grading_survives_files_that_come_and_go(tmp_pat
     t.start()
     try:
         for _ in range(300):
-            sandbox.prepare(work, sandbox.new_uid())
+            jail.prepare(work, jail.new_uid())
     finally:
         stop.set()
         t.join()
@@ -310,14 +310,14 @@ def test_a_runs_cpu_time_counts_what_it_left_behind_and_other_work_is_counted_ap
     work.mkdir()
     work.chmod(0o777)
     one_cpu_second = "python3 -c 'import time\nwhile time.process_time() < 1: pass'"
-    left = sandbox.run(["sh", "-c", f"({one_cpu_second}; touch done; sleep 60) & "
+    left = jail.run(["sh", "-c", f"({one_cpu_second}; touch done; sleep 60) & "
                                     "while [ ! -e done ]; do sleep 0.05; done"], 60, work=work)
     assert left.returncode == 0 and left.cpu_s >= 1.0, left
     assert left.machine_cpu_s >= left.cpu_s - 0.05, left  # the machine counts it too: ticks of 10 ms
     beside = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
         time.sleep(0.2)
-        idle_beside_busy = sandbox.run(["sleep", "1"], 60, work=work)
+        idle_beside_busy = jail.run(["sleep", "1"], 60, work=work)
     finally:
         beside.kill()
         beside.wait()
@@ -380,7 +380,7 @@ def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, und
 
 def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
     """A kit built under umask 077 leaves its jars private to root; each grading runs as a uid of its own, so
-    every submission then 'did not compile'. sandbox.unreadable names such files, folders and the folders above."""
+    every submission then 'did not compile'. jail.unreadable names such files, folders and the folders above."""
     import tempfile
     base = Path(tempfile.mkdtemp(prefix="handofflab-modes-"))  # under /tmp, not pytest's folder (private to root)
     try:
@@ -391,12 +391,12 @@ def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
         (base / "open" / "classes").mkdir(mode=0o755)
         (base / "open" / "classes" / "A.class").write_text("x")
         (base / "open" / "classes" / "A.class").chmod(0o644)
-        assert sandbox.unreadable([base / "open" / "a.jar", base / "open" / "classes"]) == []
+        assert jail.unreadable([base / "open" / "a.jar", base / "open" / "classes"]) == []
         (base / "open" / "classes" / "A.class").chmod(0o600)
         (base / "open" / "a.jar").chmod(0o600)
         (base / "shut").mkdir(mode=0o700)
         (base / "shut" / "b.jar").write_text("x")
-        found = sandbox.unreadable([base / "open" / "a.jar", base / "open" / "classes", base / "shut" / "b.jar"])
+        found = jail.unreadable([base / "open" / "a.jar", base / "open" / "classes", base / "shut" / "b.jar"])
         assert found == [f"{base / 'open' / 'a.jar'} (a file: mode 600)",
                          f"{base / 'open' / 'classes' / 'A.class'} (a file: mode 600)",
                          f"{base / 'shut'} (a folder the way passes through: mode 700)"], found
@@ -410,21 +410,21 @@ def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
         real_root = kit_paths.ROOT
         kit_paths.ROOT = kit
         try:
-            assert sandbox.unreadable([kit / "java" / "c.jar"]) == []
+            assert jail.unreadable([kit / "java" / "c.jar"]) == []
         finally:
             kit_paths.ROOT = real_root
     finally:
         shutil.rmtree(base)
 
 
-@pytest.mark.skipif(sandbox.ISOLATION != "full", reason="only a grader with a uid per grading needs a readable kit")
+@pytest.mark.skipif(jail.ISOLATION != "full", reason="only a grader with a uid per grading needs a readable kit")
 def test_a_kit_the_sandbox_cannot_read_is_refused_before_grading_by_name(tmp_path, monkeypatch):
     from handofflab import javabuild
     from handofflab.console import LabError
     private = tmp_path / "handoffs-1.0.jar"  # pytest's folder is private to root: the way to it is named too
     private.write_text("x")
     private.chmod(0o600)
-    monkeypatch.setattr(javabuild, "sandbox_reads", lambda build_first=True: [private])
+    monkeypatch.setattr(javabuild, "jail_reads", lambda build_first=True: [private])
     with pytest.raises(LabError) as e:
         grader.grade("buffer", paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct", tmp_path / "out",
                      rubric=LIGHT)

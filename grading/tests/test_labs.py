@@ -107,13 +107,14 @@ def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
     """SANY copies the standard modules into java.io.tmpdir under fixed names: two TLC runs
     sharing one race on them (a CI run saw 'File does not exist: .../Naturals.tla' and the kit's
     own spec lost 6 points). The grader's parallel runs, and the kit's, each get their own."""
-    from handofflab import catalog, sandbox, tlc
+    from grader import jail
+    from handofflab import catalog, tlc
     seen = []
 
     class Jail:
         def run(self, cmd, timeout, stdin=None):
             seen.append(next(a.split("=", 1)[1] for a in cmd if a.startswith("-Djava.io.tmpdir=")))
-            return sandbox.Run(0, "", 0.0, False, False)
+            return jail.Run(0, "", 0.0, False, False)
     source = spec(tmp_path, "kit", KIT_SPEC) / "Pipes.tla"
     shutil.copyfile(paths.SPECS / "Handoff.tla", source.parent / "Handoff.tla")
     cat = catalog.load()

@@ -191,7 +191,7 @@ def test_the_terms_zips_through_the_gradescope_autograder_its_setup_sh_built(ter
 
 def _unzip(zip_path: Path, to: Path) -> None:
     """As unzip (and Gradescope) unpack it: with each entry's stored mode, so that a file the zip keeps private
-    stays private here and the sandbox's uid fails to read it as it would there (zipfile's own extractall drops
+    stays private here and the jail's uid fails to read it as it would there (zipfile's own extractall drops
     modes, which once hid exactly that)."""
     with zipfile.ZipFile(zip_path) as z:
         z.extractall(to)

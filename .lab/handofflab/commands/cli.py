@@ -529,8 +529,8 @@ def release_cmd(target, labs):
 @cli.command("grade-isolation")
 def grade_isolation():
     """Print the isolation this host gives submitted code: `full`, or why not (the autograder's setup reads it)."""
-    from handofflab import sandbox
-    print(sandbox.ISOLATION)
+    from grader import jail
+    print(jail.ISOLATION)
 
 
 def main():

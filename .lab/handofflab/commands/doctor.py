@@ -1,6 +1,6 @@
 """`./lab doctor`: every tool the kit uses, its version on this machine, and the exact fix; in a
 student copy, only what the copy needs. It reads the machine through toolchain (the ground floor,
-which knows where each tool comes from) and the grader's walls through sandbox."""
+which knows where each tool comes from) and the grader's walls through its jail."""
 from __future__ import annotations
 
 import sys
@@ -9,7 +9,8 @@ from pathlib import Path
 
 from rich.table import Table
 
-from handofflab import javabuild, sandbox, toolchain
+from grader import jail
+from handofflab import javabuild, toolchain
 from handofflab.commands import studentcopy
 from handofflab.console import LabError, console
 
@@ -62,22 +63,22 @@ def doctor() -> list[ToolStatus]:
     jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
     rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,
                            toolchain.JPF_HOWTO if not jpf_ok else "", True))
-    full = sandbox.ISOLATION == "full"
+    full = jail.ISOLATION == "full"
     rows.append(ToolStatus("grader sandbox", "network, PID, IPC, mount and uid isolation of submissions",
-                           ("namespaces + a uid per grading" + (" + cgroup limits" if sandbox.CGROUPS else
+                           ("namespaces + a uid per grading" + (" + cgroup limits" if jail.CGROUPS else
                                                                  " (no writable cgroups: per-process limits)"))
                            if full else None, True,
-                           "" if full else f"limits only — {sandbox.ISOLATION}; `./lab grade` refuses to grade "
+                           "" if full else f"limits only — {jail.ISOLATION}; `./lab grade` refuses to grade "
                            "here unless given --allow-weak-isolation", True))
-    if full and javabuild.STAMP.exists():  # built: the sandbox's uid must read what it runs (never built from here)
+    if full and javabuild.STAMP.exists():  # built: the jail's uid must read what it runs (never built from here)
         try:
-            private = sandbox.unreadable(javabuild.sandbox_reads(build_first=False))
+            private = jail.unreadable(javabuild.jail_reads(build_first=False))
         except (OSError, StopIteration):  # a module's target/ gone since the last build
             private = ["java/*/target (half removed: ./lab check java builds it again)"]
         rows.append(ToolStatus("kit readable by the sandbox", "each grading runs as a user of its own",
                                None if private else "java/ and ~/.m2 readable by all", not private,
                                "" if not private else "cannot read " + "; ".join(private[:2]) + ". Fix: " +
-                               sandbox.PRIVATE_KIT_FIX))
+                               jail.PRIVATE_KIT_FIX))
     if studentcopy.student_copy() is not None:  # only what a copy needs: studentcopy.DOCTOR_ROWS
         rows = [r for r in rows if r.name in studentcopy.DOCTOR_ROWS]
         for r in rows:

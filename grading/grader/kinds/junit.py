@@ -26,7 +26,7 @@ def score(ctx: Context) -> None:
 def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tuple[bool, str]]:
     """Compile the lab's public tests against the submission and run them
     with JUnit's console launcher; read its XML report."""
-    # copied into the grading's own folder, which the sandbox's uid is given: the kit's copy may be private to
+    # copied into the grading's own folder, which the jail's uid is given: the kit's copy may be private to
     # whoever unpacked it (a zip that stored 0600 made every public test "not compile" on Gradescope)
     (tmp / "public-tests").mkdir()
     tests_src = [Path(shutil.copy(f, tmp / "public-tests" / f.name))
