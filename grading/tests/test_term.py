@@ -31,9 +31,9 @@ from handofflab.commands import gradescope, release, studentcopy, verify
 pytestmark = pytest.mark.xdist_group("source-tree")  # release builds the book from the source tree
 
 LABS = ["buffer", "pht"]
-# who hands in what, for the buffer lab; cy's correct monitor waits with a timeout, as students write it
-# (the kit's own `correct` is test_batch's: one sample graded once in the default tier)
-STUDENTS = {"ada": "starter", "bo": "drops_when_full", "cy": "timed_wait"}
+# who hands in what, for the buffer lab; cy's correct monitor keeps a deque, as students write it (the kit's
+# own `correct` is test_batch's: one sample graded once in the default tier; `timed_wait` took twice as long)
+STUDENTS = {"ada": "starter", "bo": "drops_when_full", "cy": "linked_list"}
 SAMPLES = paths.GRADING / "tests" / "submissions" / "buffer"
 
 
