@@ -68,6 +68,7 @@ public final class DatabaseTrials {
         }
         Map<String, AtomicInteger> outcomes = new ConcurrentHashMap<>();
         AtomicInteger done = new AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new ArrayList<>();
         int perThread = requests / 4;
@@ -75,7 +76,7 @@ public final class DatabaseTrials {
             Random random = new Random(seed * 31 + t);
             threads.add(new Thread(() -> {
                 try {
-                    for (int n = 0; n < perThread; n++) {
+                    for (int n = 0; n < perThread && !stop.get(); n++) {
                         int slot = random.nextInt(recent);
                         int u = users.get(slot);
                         int op = random.nextInt(20);
@@ -149,20 +150,30 @@ public final class DatabaseTrials {
         }
         threads.forEach(Thread::start);
         java.lang.management.ThreadMXBean jvm = ManagementFactory.getThreadMXBean();
-        for (Thread t : threads) {
-            while (t.isAlive()) {
-                t.join(200);
-                long[] stuck = jvm.findDeadlockedThreads();
-                if (inCycle(stuck, threads)) {
-                    StringBuilder who = new StringBuilder();
-                    for (java.lang.management.ThreadInfo i : jvm.getThreadInfo(stuck)) {
-                        who.append("\n  ").append(i.getThreadName()).append(" waits for ").append(StoreTrials.lockName(i.getLockInfo()))
-                                .append(" held by ").append(i.getLockOwnerName());
+        try {
+            for (Thread t : threads) {
+                while (t.isAlive()) {
+                    t.join(200);
+                    long[] stuck = jvm.findDeadlockedThreads();
+                    if (inCycle(stuck, threads)) {
+                        StringBuilder who = new StringBuilder();
+                        for (java.lang.management.ThreadInfo i : jvm.getThreadInfo(stuck)) {
+                            who.append("\n  ").append(i.getThreadName()).append(" waits for ")
+                                    .append(StoreTrials.lockName(i.getLockInfo())).append(" held by ").append(i.getLockOwnerName());
+                        }
+                        throw new AssertionError("deadlock after " + done.get() + " requests:" + who);
                     }
-                    throw new AssertionError("deadlock after " + done.get() + " requests:" + who);
+                    keptByAnEndedThread(jvm, threads, done.get());
                 }
-                keptByAnEndedThread(jvm, threads, done.get());
             }
+        } catch (AssertionError e) {
+            // the request threads that are not stuck stop before the verdict goes back: a caller that removes the
+            // database's folder then (a test's @TempDir) must not race their writes (beside busy loops it once did)
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join(2_000);
+            }
+            throw e;
         }
         if (!failures.isEmpty()) {
             AssertionError e = new AssertionError("a request failed: " + failures.get(0), failures.get(0));
