@@ -203,17 +203,26 @@ def test_a_spec_in_plain_tla_is_refused_before_tlc_with_the_rule_named(tmp_path)
 
 # -- the server lab ----------------------------------------------------------------
 
+def _server_graded_as_an_instructor_would(tmp_path, sample: str):
+    """The server lab's SAMPLE graded until no test is "not graded, regrade" (a busy machine: the grader's rule),
+    at most three times, as an instructor would regrade it; skipped, saying so, if it is pending all three. What
+    each grading did grade is the grade a quiet machine gives, and what it did not is worth nothing yet."""
+    expected = _expected("server", sample)
+    for attempt in range(3):
+        g = grader.grade("server", SAMPLES / "server" / sample, tmp_path / f"out-{attempt}")
+        if not g.pending:
+            return g
+        assert all(t.score == 0 if t.pending else t.score == want for t, want in zip(g.tests, expected)), g.report()
+    # beside two busy loops and the suite's other workers (a CI run) a spinning class's stress run finished no
+    # trial three times: "not graded, regrade" is then the grader's right answer, and no mark is there to compare
+    pytest.skip("the grader said 'not graded, machine too busy' three times (its rule): the marks were not "
+                "compared; what it graded matched")
+
+
 def test_server_reference_serves_exactly_once_and_meets_the_target(tmp_path):
     # Beside the suite's other worker its best ratio can fall short (0.82 seen): the grader then sees the
-    # machine's other work and says "not graded, regrade" (the rule's own test is below), so regrade as an
-    # instructor would, at most three times; a pending test is never a mark, and never a fail of a correct one.
-    for attempt in range(3):
-        g = grader.grade("server", SAMPLES / "server" / "correct", tmp_path / f"out-{attempt}")
-        assert all(t.score == t.max_score for t in g.tests if not t.pending), g.report()
-        if not g.pending:
-            break
-    else:
-        pytest.skip("the grader said 'not graded, machine too busy' three times (its rule): nothing it graded fell short")
+    # machine's other work and says "not graded, regrade" (the rule's own test is below)
+    g = _server_graded_as_an_instructor_would(tmp_path, "correct")
     scores, report = [t.score for t in g.tests], g.report()
     assert scores == _expected("server", "correct") and sum(scores) == 10, report
     assert "best efficiency" in report and "| 3 |" in report
@@ -288,17 +297,7 @@ def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
     # its threads wait for a core, and that is "not graded, regrade" (a CI run saw it), so regrade as an
     # instructor would, at most three times; a grade is then the one a machine with cores to give gives.
     expected = _expected("server", "spinning")
-    for attempt in range(3):
-        g = grader.grade("server", SAMPLES / "server" / "spinning", tmp_path / f"out-{attempt}")
-        if not g.pending:
-            break
-        # what it did grade is the grade a quiet machine gives, and what it did not is worth nothing yet
-        assert all(t.score == 0 if t.pending else t.score == want for t, want in zip(g.tests, expected)), g.report()
-    else:
-        # beside two busy loops and the suite's other workers (a CI run) its replies came after the clients' 3 s
-        # three times: "not graded, regrade" is then the grader's right answer, and no mark is there to compare
-        pytest.skip("the grader said 'not graded, machine too busy' three times (its rule): the marks were not "
-                    "compared; what it graded matched")
+    g = _server_graded_as_an_instructor_would(tmp_path, "spinning")
     scores, report = [t.score for t in g.tests], g.report()
     assert scores == expected, report
     assert "or spin?" in report and "in 6 runs" in report and "| 6 |" in report  # failed only after 3 more

@@ -166,9 +166,10 @@ def _efficiency(spec, result, b: _Bench, rubric) -> None:
     which a submission cannot raise from inside its jail) the time alone cannot tell, so it is blamed on the
     handoff only by what the handoff itself did: it used SPIN_CPU times the kit's CPU for the same requests
     (its threads ran instead of waiting), or it ran under FLOOR times the kit's, slower than any load has made
-    a handoff that waits; else "not graded, regrade". Measured on 2 cores (fastest run against fastest): a
-    waiting handoff 0.98-1.02 quiet and beside two busy loops, 0.82-0.94 beside another grading, its CPU
-    0.9-1.2 times the kit's; a spinning one 0.16-0.50, with 3.6-5 times the kit's CPU."""
+    a handoff that waits; else "not graded, regrade". Measured on 2 cores (fastest run against fastest;
+    cheapest run's CPU against the kit's cheapest, in one grading): a waiting handoff 0.98-1.02 quiet and
+    beside two busy loops, 0.82-1.05 beside another grading, its CPU 0.84-1.03 times the kit's; a spinning
+    one 0.16-0.50, with 4.1-5.6 times the kit's CPU."""
     target, best, baseline, n = spec.target, b.best, b.baseline, len(b.kits)
     cores = os.cpu_count() or 1
     if not b.once:
