@@ -168,10 +168,12 @@ public final class DatabaseTrials {
             }
         } catch (AssertionError e) {
             // the request threads that are not stuck stop before the verdict goes back: a caller that removes the
-            // database's folder then (a test's @TempDir) must not race their writes (beside busy loops it once did)
+            // database's folder then (a test's @TempDir) must not race their writes (beside busy loops it once did);
+            // one deadline for all, since the stuck ones never end
             stop.set(true);
+            long deadline = System.nanoTime() + 2_000_000_000L;
             for (Thread t : threads) {
-                t.join(2_000);
+                t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
             }
             throw e;
         }
