@@ -65,6 +65,24 @@ def _in_copy(copy: Path, *args: str, results: Path, cwd: Path | None = None):
                           text=True, timeout=900)
 
 
+# The one student copy the default tier releases (a release builds the answer-free book again): test_release
+# judges what it holds and test_term walks a term through it. Three labs stay out (database, dht, mutants), so
+# "the copy holds only the labs it was made for" can fail.
+COPY_LABS = ["buffer", "pht", "pipes-spec", "server", "calendar"]
+
+
+@pytest.fixture(scope="session")
+def student_copy(tmp_path_factory):
+    """The copy for COPY_LABS. Its users share the xdist group "source-tree": one worker makes it, once."""
+    return _make_copy(tmp_path_factory.mktemp("student") / "handoff-lab", COPY_LABS)
+
+
+def pytest_generate_tests(metafunc):
+    """A test that takes `copy_lab` runs once per lab of the student copy."""
+    if "copy_lab" in metafunc.fixturenames:
+        metafunc.parametrize("copy_lab", COPY_LABS)
+
+
 @pytest.fixture(scope="session")
 def make_copy():
     """_make_copy, for the test modules (a module's own copy fixture takes it)."""

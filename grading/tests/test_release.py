@@ -2,24 +2,29 @@
 The copy's own code runs (its .lab and grading on PYTHONPATH, ahead of the kit's editable install);
 it borrows the kit's .venv and TLC jar only to skip a second install."""
 import subprocess
+import tomllib
 
 import pytest
 
 import grader
 from handofflab import paths
-from handofflab.commands import release
+from handofflab.commands import release, studentcopy
 from handofflab.console import LabError
 
-# one worker for every test that writes into the source tree (book/src/generated, notebooks/build) and shares the module's copy
+# one worker for every test that writes into the source tree (book/src/generated, notebooks/build) or shares the student copy
 pytestmark = pytest.mark.xdist_group("source-tree")
 
 SUBMISSIONS = paths.GRADING / "tests" / "submissions"
-SHARED = ["buffer", "pht", "pipes-spec", "server", "calendar"]
 
 
 @pytest.fixture(scope="module")
-def copy(tmp_path_factory, make_copy):
-    return make_copy(tmp_path_factory.mktemp("student") / "handoff-lab", SHARED)
+def copy(student_copy):
+    """The suite's one student copy (conftest's), which test_term walks a term through."""
+    return student_copy
+
+
+def _labs(copy):
+    return tomllib.loads((copy / studentcopy.MARKER).read_text())["labs"]
 
 
 def answers(labs):
@@ -29,7 +34,7 @@ def answers(labs):
 
 
 def test_the_copy_holds_no_answer_and_no_grader_test(copy):
-    secret = answers(SHARED)
+    secret = answers(_labs(copy))
     assert "specs/Pipes.tla" in secret and any(f.endswith("ParallelHashTable.java") for f in secret)
     for f in secret:
         assert not (copy / f).exists(), f
@@ -49,8 +54,8 @@ def test_the_leak_scan_finds_a_listing_in_a_built_page(tmp_path):
     assert len(found) > 10 and all("ParallelHashTable.java" in f or "pht/correct" in f for f in found)
 
 
-@pytest.mark.parametrize("lab", SHARED)
-def test_every_lab_runs_its_public_checks_in_the_copy(in_copy, copy, lab, tmp_path):
+def test_every_lab_runs_its_public_checks_in_the_copy(in_copy, copy, copy_lab, tmp_path):
+    lab = copy_lab
     solution = SUBMISSIONS / lab / "correct" if lab != "pipes-spec" else paths.SPECS / "Pipes.tla"
     run = in_copy(copy, "check-lab", lab, str(solution), results=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
