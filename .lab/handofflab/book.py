@@ -71,8 +71,29 @@ def _java_counterexample(cat, name: str, checker: str) -> None:
                        f"run `./lab check java {name}` and see its detail: {outcome.detail[:200]}")
 
 
+# README's picture: a counterexample as the book draws it, between these markers (the variant named in the first).
+FRONT_DOOR = re.compile(r"<!-- counterexample: (\w+) [^\n]*-->\n(.*?)\n<!-- end of the counterexample -->", re.S)
+
+
+def check_front_door(readme: Path = paths.ROOT / "README.md", drawn: Path = paths.GENERATED / "specs") -> None:
+    """README shows what TLC draws now, not a table pasted once: the build fails when they differ."""
+    found = FRONT_DOOR.search(readme.read_text())
+    if found is None:
+        raise LabError(f"{paths.shown(readme)} has no counterexample between its markers",
+                       "put `<!-- counterexample: NAME … -->` and `<!-- end of the counterexample -->` around one")
+    name, shown = found.groups()
+    lane = drawn / f"{name}.md"
+    if not lane.exists():
+        raise LabError(f"{paths.shown(readme)} shows a counterexample of {name}, which TLC did not draw",
+                       "name a buggy variant of specs/catalog.toml that TLC catches")
+    if shown.strip() != lane.read_text().strip():
+        raise LabError(f"{paths.shown(readme)}'s counterexample of {name} is not what TLC draws now",
+                       f"put {paths.shown(lane)} between its markers, and check the sentence below it")
+
+
 def build(refresh: bool = False) -> Path:
     generate(refresh)
+    check_front_door()
     katex = toolchain.mdbook_katex()
     dist = toolchain.katex_assets()
     if KATEX_DIR.exists():

@@ -34,6 +34,28 @@ def test_the_book_builds_with_math_and_included_listings():
     assert "cdn" not in (index.parent / "index.html").read_text().lower()
 
 
+def test_readmes_counterexample_must_be_what_tlc_draws_now(tmp_path):
+    """README's picture is checked by every build (the test above builds against the kit's README and TLC's run):
+    a table that TLC no longer draws, a variant it did not draw, or no markers, each stop the build by name."""
+    readme = paths.ROOT / "README.md"
+    name, shown = book.FRONT_DOOR.search(readme.read_text()).groups()
+    assert "| # |" in shown and name in shown  # a swimlane table, not a sentence about one
+    drawn = tmp_path / "specs"
+    drawn.mkdir()
+    (drawn / f"{name}.md").write_text(shown + "\n")
+    book.check_front_door(readme, drawn)
+    (drawn / f"{name}.md").write_text(shown.replace("| 1 |", "| 1 | `Accept ▸ Accept` |", 1))
+    with pytest.raises(LabError, match="is not what TLC draws now"):
+        book.check_front_door(readme, drawn)
+    (drawn / f"{name}.md").unlink()
+    with pytest.raises(LabError, match="which TLC did not draw"):
+        book.check_front_door(readme, drawn)
+    bare = tmp_path / "README.md"
+    bare.write_text("# A kit\n\nno picture\n")
+    with pytest.raises(LabError, match="no counterexample between its markers"):
+        book.check_front_door(bare, drawn)
+
+
 def test_every_listing_is_included_not_pasted():
     for chapter in (paths.BOOK / "src").glob("*.md"):
         text = chapter.read_text()
