@@ -89,7 +89,7 @@ def record_jpf(name: str) -> Path:
     """JPF's counterexample for variant `name`, kept for the book (CI has no JPF): book/recorded/."""
     variant = catalog_mod.load().variant(name)
     verdict = run_checker("jpf", name, timeout=1200)
-    lane = swimlane(verdict)
+    lane = verdict_swimlane(verdict)
     if lane is None:
         raise LabError(f"JPF gives {verdict['verdict']} on {name}: no counterexample to record ({verdict['detail']})",
                        "record a variant JPF catches (its catalog entry says jpf = ...)")
@@ -117,7 +117,7 @@ def notify_witness(runs: int = 200) -> tuple[str, dict]:
     return jvm.stdout.strip().splitlines()[-1], json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def swimlane(verdict: dict) -> Swimlane | None:
+def verdict_swimlane(verdict: dict) -> Swimlane | None:
     """A Java checker's counterexample as swimlanes."""
     v = verdict["verdict"]
     if v in ("pass", "skip"):
@@ -235,7 +235,7 @@ def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> 
         verdict = run_checker(checker, v.name, 2 * seconds)  # as the grader does; then no verdict, said as such
     outcome = JavaOutcome(v.name, checker, v.expected(checker), verdict["verdict"], verdict["detail"],
                           float(verdict["stats"].get("seconds", 0)), verdict["stats"])
-    lane = swimlane(verdict)
+    lane = verdict_swimlane(verdict)
     if lane:
         lane.save(OUT / f"{v.name}.{checker}")
         if show_traces:

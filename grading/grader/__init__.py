@@ -9,18 +9,18 @@ the engines and the ground floor (.lab/handofflab), never a command (pyproject.t
 - jail        where submitted code runs and its walls (namespaces, a uid per grading, cgroups,
               rlimits), and reading back what it wrote without trusting it
 - allowlist   what a submission's bytecode may call (labs/allowed-api.toml)
-- tools       JUnit's console launcher, written once (TLC's command line is in handofflab.tlc)
+- junit_launcher  JUnit's console launcher, written once (TLC's command line is in handofflab.tlc)
 - submission  unpack, find, compile or translate, and the API allow-list on the bytecode
 - feedback    what a failing verdict tells the student, and the lab's own hint for it
 - scoring     the one catch/false-alarm rule of labs whose submission judges the kit's designs
 - context     what a kind of test gets to score with
 - sidebyside  the one rule of labs graded on speed
 - kinds/      junit, checker, tlc, mutants, server, dht, design: one module per kind of test
-- grading     one submission, end to end
+- single      one submission, end to end
 - batch       reruns and batches
 """
 from grader.batch import batch_jobs, grade_batch, reruns, submissions_in
-from grader.grading import WeakIsolation, grade
+from grader.single import WeakIsolation, grade
 from grader.jail import MalformedReport, read_report
 from grader.kinds.tlc import TRANSLATION_END
 from grader.results import Grade, TestResult

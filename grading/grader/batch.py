@@ -9,7 +9,7 @@ import re
 import time
 from pathlib import Path
 
-from grader import grading
+from grader import single
 from grader import rubric as rubric_mod
 from grader import budgets, jail
 from handofflab import paths
@@ -31,7 +31,7 @@ def reruns(lab: str, submission: Path, runs: int, out_dir: Path | None = None,
     with progress() as bar:
         task = bar.add_task(f"grading {submission.name} {runs} times", total=runs)
         for i in range(runs):
-            g = grading.grade(lab, submission, out_dir / "last", allow_weak_isolation=allow_weak_isolation)
+            g = single.grade(lab, submission, out_dir / "last", allow_weak_isolation=allow_weak_isolation)
             marks = [t.score for t in g.tests]
             first = first or marks
             rows.append({"run": i + 1, "seconds": round(g.seconds, 1), "score": g.score,
@@ -101,7 +101,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
 
     rubric = rubric_mod.load(lab)
     if jail.ISOLATION != "full" and not allow_weak_isolation:  # once, not as a row per student
-        raise grading.WeakIsolation(f"this host cannot isolate submitted code: {jail.ISOLATION}",
+        raise single.WeakIsolation(f"this host cannot isolate submitted code: {jail.ISOLATION}",
                             "grade as root on a host that allows namespaces, or pass --allow-weak-isolation")
     folder = folder.resolve()
     subs = submissions_in(folder)
@@ -120,7 +120,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
         row = {"submission": sub.name, "id": submitter(sub)}
         try:
             # its own folder by its whole name: dup/ and dup.zip are two submissions, two reports
-            g = grading.grade(lab, sub, out_dir / sub.name, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
+            g = single.grade(lab, sub, out_dir / sub.name, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
             problem = ("PENDING, regrade: the machine was too busy. " if g.pending else "") + g.problem
             row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1),
                        problem=" ".join(problem.split())[:200])  # one line per cell

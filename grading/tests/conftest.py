@@ -17,9 +17,9 @@ FORCED_WEAK = os.environ.get("HANDOFFLAB_ISOLATION") == "weak"
 @pytest.fixture(autouse=True)
 def _weak_isolation_allowed(monkeypatch):
     if FORCED_WEAK:
-        weak = functools.partial(grader.grading.grade, allow_weak_isolation=True)
+        weak = functools.partial(grader.single.grade, allow_weak_isolation=True)
         monkeypatch.setattr(grader, "grade", weak)            # what the tests call
-        monkeypatch.setattr(grader.grading, "grade", weak)    # what grade_batch and reruns call
+        monkeypatch.setattr(grader.single, "grade", weak)    # what grade_batch and reruns call
     yield
 
 

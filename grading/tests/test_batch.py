@@ -82,8 +82,8 @@ def test_a_grader_failure_is_a_row_not_the_end_of_the_batch(tmp_path, monkeypatc
     subs = tmp_path / "subs"
     for name in ("a", "b"):
         (subs / name).mkdir(parents=True)
-    real = grader.grading.grade
-    monkeypatch.setattr(grader.grading, "grade", lambda lab, sub, out, hide=(), **kw: (_ for _ in ()).throw(OSError("disk full"))
+    real = grader.single.grade
+    monkeypatch.setattr(grader.single, "grade", lambda lab, sub, out, hide=(), **kw: (_ for _ in ()).throw(OSError("disk full"))
                         if sub.name == "a" else real(lab, SAMPLES / "wrong_package", out, hide))
     rows = list(csv.DictReader(grader.grade_batch("buffer", subs, tmp_path / "out", jobs=1).open()))
     assert rows[0]["problem"] == "GRADER ERROR: OSError: disk full" and rows[1]["score"] == "0.0"

@@ -360,7 +360,7 @@ def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, und
         (kit / "grading" / "tests" / "submissions").mkdir(parents=True)
         (kit / "grading" / "tests" / "submissions" / "expected.toml").write_text("SECRET-MARKS\n")
         reads = {"git": "cat .git/HEAD", "marks": "cat grading/tests/submissions/expected.toml",
-                 "grader": "cat grading/grader/grading.py", "where": "pwd"}
+                 "grader": "cat grading/grader/single.py", "where": "pwd"}
         script = "\n".join(f"echo '{k}:'\"$( {cmd} 2>/dev/null | head -1 )\"" for k, cmd in reads.items())
         code = ("import sys, tempfile\nfrom pathlib import Path\nimport grader.jail\nfrom handofflab import paths\n"
                 "work = Path(tempfile.mkdtemp(prefix='grade-jailtest-'))\n"

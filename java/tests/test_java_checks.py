@@ -57,7 +57,7 @@ def test_a_check_that_finishes_no_trial_runs_once_more_with_twice_the_time(monke
         return {"verdict": verdict, "detail": "", "stats": {}, "steps": [], "ending": {}}
 
     monkeypatch.setattr(javacheck, "run_checker", run)
-    monkeypatch.setattr(javacheck, "swimlane", lambda verdict: None)
+    monkeypatch.setattr(javacheck, "verdict_swimlane", lambda verdict: None)
     for answers, got in ((2, "pass"), (3, "incomplete")):
         asked.clear()
         assert javacheck.check_pair(v, "stress").got == got
@@ -110,7 +110,7 @@ def test_the_sweep_runs_every_claimed_pair_and_reports_them(monkeypatch):
     ran, claim = [], {(v.name, c): v.expected(c) for v, c in PAIRS}
     monkeypatch.setattr(javacheck, "run_checker", lambda checker, name, seconds: ran.append((name, checker)) or
                         {"verdict": claim[(name, checker)], "detail": "stub", "stats": {}, "trace": ""})
-    monkeypatch.setattr(javacheck, "swimlane", lambda verdict: None)
+    monkeypatch.setattr(javacheck, "verdict_swimlane", lambda verdict: None)
     outcomes = javacheck.check(show_traces=False)
     assert sorted(ran) == sorted(claim) and all(o.matches for o in outcomes) and len(outcomes) == len(PAIRS)
 
@@ -171,10 +171,10 @@ def test_jpf_gives_the_catalogued_verdict(variant):
 @needs_jpf
 def test_jpf_swimlanes_show_the_class_under_check_and_the_shared_state():
     """Before: only lines of *Buffer.java files were kept, and the state column was always empty."""
-    lane = javacheck.swimlane(javacheck.run_checker("jpf", "IfBuffer"))
+    lane = javacheck.verdict_swimlane(javacheck.run_checker("jpf", "IfBuffer"))
     assert any("(IfBuffer.java:" in s.action for s in lane.steps)
     assert any("count = -1" in c for s in lane.steps for c in s.changes)  # a take from an empty buffer
-    lane = javacheck.swimlane(javacheck.run_checker("jpf", "SplitSwapPht"))
+    lane = javacheck.verdict_swimlane(javacheck.run_checker("jpf", "SplitSwapPht"))
     assert any("(SplitSwapPht.java:" in s.action for s in lane.steps)
     cleared = [re.search(r"(SynchronizedRef@\d+)\.value = null", c) for s in lane.steps for c in s.changes]
     slots = [m[1] for m in cleared if m]

@@ -98,7 +98,7 @@ def test_a_call_that_threw_is_no_behaviour_of_any_design(tmp_path):
     threw = PUT_1_2 + [("1", "begin", "take", "0"), ("1", "threw", "take", "0")]
     for spec in ("SharedBufferTrace", "TwoLockQueueTrace", "ParallelHashTableTrace", "PipesTrace"):
         assert judged(spec, threw, 2, tmp_path / spec) == (False, 6), spec
-    lane = tracecheck.swimlane("Starter", [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in threw], 6,
+    lane = tracecheck.log_swimlane("Starter", [dict(thread=t, kind=k, op=o, id=i) for t, k, o, i in threw], 6,
                                tracecheck.size_note(2, "slots"))
     assert lane.steps[-1].action.startswith("take() threw") and "the design cannot do this" in lane.steps[-1].action
 
@@ -143,10 +143,10 @@ def test_the_kits_hash_table_is_judged_step_by_step_from_its_slots(tmp_path):
     assert judge(put + split, "split") == (False, 6), "a worker's read of a slot is no step of the design"
     wrong = put + swap[:2] + [step("1", "swap", 2, "1")] + swap[3:]
     assert judge(wrong, "wrong") == (False, 7), "a swap takes out what its slot holds"
-    lane = tracecheck.swimlane("SplitSwapPht", log(put + split), 6, tracecheck.size_note(3, "slots"))
+    lane = tracecheck.log_swimlane("SplitSwapPht", log(put + split), 6, tracecheck.size_note(3, "slots"))
     assert lane.steps[-1].action.startswith("reads slot 1: 1") and "steps" in lane.note
     long = log(split[:1] + put * 5 + split[1:])  # the take began before the rows shown: its begin is shown first
-    lane = tracecheck.swimlane("SplitSwapPht", long, 22, tracecheck.size_note(3, "slots"))
+    lane = tracecheck.log_swimlane("SplitSwapPht", long, 22, tracecheck.size_note(3, "slots"))
     assert lane.steps[0] == tracecheck.Step("worker-1", "take() begins") and len(lane.steps) == 13
 
 

@@ -49,7 +49,7 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
         if verdict["verdict"] != "pass":
             result.output = feedback.explain(verdict, rubric, catalog.load().variant(spec.like).class_kind) \
                 + (UNTIMED_NOTE if verdict.get("untimed") else "")
-            lane = verdict.get("lane") or javacheck.swimlane(verdict)
+            lane = verdict.get("lane") or javacheck.verdict_swimlane(verdict)
             if lane and lane.steps:  # a class that never loaded has no schedule to draw
                 lane.title = f"your {cls.rpartition('.')[2]} under {checker}"
                 result.swimlane_md = lane.markdown()
@@ -86,7 +86,7 @@ def _trace(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, jai
                 "none handed a connection over): there is nothing to validate against the design")}, ""
         accepted, furthest = tracecheck.judge(like.handoff.trace, log, size, tmp / f"trace-tlc-{i}")
         if not accepted:
-            lane = tracecheck.swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, sized)
+            lane = tracecheck.log_swimlane(f"your {cls.rpartition('.')[2]}", log, furthest, sized)
             return {"verdict": f"violation:{tracecheck.PROPERTY}", "lane": lane, "design": like.handoff.title.lower(),
                     "rule": tracecheck.rule(like.handoff),
                     "detail": f"a run{sized}, event {furthest} of {len(log)}"}, ""

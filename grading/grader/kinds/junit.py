@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader import budgets, tools
+from grader import budgets, junit_launcher
 from grader.context import Context
 from grader.jail import Jail, ended_early
 from grader.rubric import Rubric
@@ -40,7 +40,7 @@ def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tupl
         msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
               + build.output + "\n```"
         return {t.method: (False, msg) for t in rubric.tests if t.kind == "junit"}
-    run, cases = tools.junit(jail, f"{test_classes}:{classes}:{cp}", test_classes, tmp / "junit-reports")
+    run, cases = junit_launcher.junit(jail, f"{test_classes}:{classes}:{cp}", test_classes, tmp / "junit-reports")
     results = {method: (ok, "Passed." if ok else "Failed: " + message) for method, ok, message in cases}
     for t in rubric.tests:
         if t.kind == "junit" and t.method not in results:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 
-from grader import budgets, scoring, tools
+from grader import budgets, junit_launcher, scoring
 from grader.context import Context
 from handofflab import catalog, javabuild
 
@@ -68,7 +68,7 @@ def _run_suites(ctx: Context, handoffs: list[str]) -> dict[str, tuple[str, str]]
         for attempt in (1, 2):
             run_tmp = jail.work / f"run-{i}-{attempt}"
             run_tmp.mkdir()
-            run, cases = tools.junit(jail, cp, tmp / "classes", tmp / f"mutants-{i}-{attempt}",
+            run, cases = junit_launcher.junit(jail, cp, tmp / "classes", tmp / f"mutants-{i}-{attempt}",
                                      (f"-Dhandofflab.subject={variant.java}", f"-Dhandofflab.profile={variant.profile.arg()}",
                                       f"-Djava.io.tmpdir={run_tmp}"),
                                      timeout=attempt * budgets.TEST_SECONDS)
