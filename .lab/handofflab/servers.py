@@ -44,8 +44,44 @@ def serve(design: str, options: list[str], trace: bool = False, handoff: str | N
     return code or (0 if outcome.verdict == "pass" else 1)
 
 
-def client(args: list[str]) -> int:
+def client(host: str, port: str, nchildren: str, nrequests: str, millis: str | None = None,
+           timeout_ms: str | None = None, silent: str | None = None, idle_ms: str | None = None,
+           json_file: str | None = None, quiet: bool = False) -> int:
+    """The paper's load client (LoadClient), its exit code. Every number is checked here, before any work: Java
+    would truncate 4294975376 to a port."""
+    _whole("PORT", port, 1, 65535)
+    _whole("NCHILDREN", nchildren, 1, 100_000)
+    _whole("NREQUESTS", nrequests, 1, 10_000_000)
+    if millis is not None:
+        _whole("MILLIS", millis, 0, 60_000)
+    if timeout_ms is not None:
+        _whole("--timeout-ms", timeout_ms, 1, 3_600_000)
+    args = [host, port, nchildren, nrequests] + ([millis] if millis is not None else [])
+    if timeout_ms:
+        args += ["--timeout-ms", timeout_ms]
+    if silent is not None:
+        _whole("--silent", silent, 0, 10_000)
+        args += ["--silent", silent]
+    if idle_ms is not None:
+        _whole("--idle-ms", idle_ms, 0, 600_000)
+        args += ["--idle-ms", idle_ms]
+    if json_file:
+        args += ["--json", json_file]
+    if quiet:
+        args.append("--quiet")
     return toolchain.run_foreground(java_command("handofflab.servers.LoadClient", args))
+
+
+def _whole(name: str, text: str, low: int, high: int) -> int:
+    """A whole number in [low, high], or a LabError naming the argument and its range."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise LabError(f"{name} must be a whole number from {low} to {high}, got '{text}'",
+                       f"pass {name} within that range")
+    return value
 
 
 def design_help() -> str:

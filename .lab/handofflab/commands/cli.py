@@ -225,40 +225,7 @@ def client(host, port, nchildren, nrequests, millis, timeout_ms, silent, idle_ms
     """The paper's load client: NCHILDREN children each send NREQUESTS requests (one connection each),
     asking for MILLIS ms of work; reports time, throughput, latency percentiles, and lost or duplicated ids."""
     from handofflab import servers
-    # Every number checked here, before any work: Java would truncate 4294975376 to a port.
-    _whole("PORT", port, 1, 65535)
-    _whole("NCHILDREN", nchildren, 1, 100_000)
-    _whole("NREQUESTS", nrequests, 1, 10_000_000)
-    if millis is not None:
-        _whole("MILLIS", millis, 0, 60_000)
-    if timeout_ms is not None:
-        _whole("--timeout-ms", timeout_ms, 1, 3_600_000)
-    args = [host, port, nchildren, nrequests] + ([millis] if millis is not None else [])
-    if timeout_ms:
-        args += ["--timeout-ms", timeout_ms]
-    if silent is not None:
-        _whole("--silent", silent, 0, 10_000)
-        args += ["--silent", silent]
-    if idle_ms is not None:
-        _whole("--idle-ms", idle_ms, 0, 600_000)
-        args += ["--idle-ms", idle_ms]
-    if json_file:
-        args += ["--json", json_file]
-    if quiet:
-        args.append("--quiet")
-    sys.exit(servers.client(args))
-
-
-def _whole(name: str, text: str, low: int, high: int) -> int:
-    """A whole number in [low, high], or exit 2 naming the argument and its range."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise LabError(f"{name} must be a whole number from {low} to {high}, got '{text}'",
-                       f"pass {name} within that range")
-    return value
+    sys.exit(servers.client(host, port, nchildren, nrequests, millis, timeout_ms, silent, idle_ms, json_file, quiet))
 
 
 @cli.group()
@@ -379,27 +346,8 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
     results.json (Gradescope) and report.md. Exit 0 at full marks, 1 below them, 3 when the grader
     itself failed, 4 when a test could not be graded because the machine was too busy (results.json
     says which; grade again)."""
-    import grader
-    from handofflab import paths
-    if reruns:
-        grader.reruns(lab, submission, reruns, out_dir, allow_weak_isolation)
-        return
-    import time
-    start = time.monotonic()
-    g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation,
-                     progress=lambda text: console.print(f"[dim]… {time.monotonic() - start:5.1f} s  {text}[/]"))
-    console.print(g.report())
-    where = out_dir or paths.RESULTS / "grading" / lab / submission.resolve().stem
-    console.print(f"\n[bold]{g.score:g} / {g.max_score:g}[/] — results.json and report.md in {where}")
-    if g.grader_error:
-        bad(f"the grader failed: {g.grader_error}")
-        sys.exit(3)
-    if g.pending:
-        bad("not every test could be graded: the machine was too busy (see the report); grade again")
-        sys.exit(4)
-    if g.score < g.max_score:
-        bad(f"below full marks: {g.max_score - g.score:g} point(s) lost (the report says where)")
-        sys.exit(1)
+    from handofflab.commands import grade as grade_mod
+    sys.exit(grade_mod.grade(lab, submission, out_dir, reruns, allow_weak_isolation))
 
 
 @cli.command("check-lab")
@@ -410,47 +358,8 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
 def check_lab(lab, path, watch, allow_weak_isolation):
     """The student's quick loop: LAB's public tests on PATH (a folder, or the one file the lab
     asks for), in seconds; `./lab grade` runs the hidden ones too. Exit 0 when all pass."""
-    import time
-
-    import grader
-    from handofflab import paths
-    from handofflab.commands import studentcopy
-    public = grader.load_rubric(lab).public()
-    if not public.tests:
-        raise LabError(f"lab {lab} has no public tests", f"grade it instead: ./lab grade {lab} {path}")
-
-    def once() -> bool:
-        start = time.monotonic()
-        with console.status(f"checking {path} against {lab}'s {len(public.tests)} public tests ...") as status:
-            g = grader.grade(lab, path, paths.RESULTS / "check-lab" / lab, rubric=public,
-                             allow_weak_isolation=allow_weak_isolation,
-                             progress=lambda text: status.update(f"checking {path}: {text}"))
-        if g.problem:  # first: each test's "not run (see above)" points back to it
-            console.print(g.problem.strip()[:1500], markup=False, highlight=False)
-        for t in g.tests:
-            mark = "[green]pass" if t.score == t.max_score else "[red]FAIL"
-            console.print(f"{mark}[/] {t.name}" + ("" if t.score == t.max_score else f"\n      {t.output.strip()[:600]}"))
-        console.print(f"[bold]{g.score:g} / {g.max_score:g}[/] public points in {time.monotonic() - start:.1f} s "
-                      + ("(the hidden tests run where your instructor grades)" if studentcopy.student_copy()
-                         else f"(hidden tests: ./lab grade {lab} {path})"))
-        return g.score == g.max_score
-
-    if not watch:
-        sys.exit(0 if once() else 1)
-    def stamp():
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-        return [(str(p), p.stat().st_mtime_ns) for p in files]
-    seen = None
-    try:
-        while True:
-            now = stamp()
-            if now != seen:
-                seen = now
-                once()
-                console.print("[dim]watching for changes (Ctrl-C stops)[/]")
-            time.sleep(1)
-    except KeyboardInterrupt:
-        return
+    from handofflab.commands import student
+    sys.exit(student.check_lab(lab, path, watch, allow_weak_isolation))
 
 
 @cli.command("grade-batch")
@@ -498,22 +407,8 @@ def verify_verdicts(runs, busy, only, rotate, seed):
 @click.option("--reset", is_flag=True, help="start again from the first hint")
 def hint(lab, number, reset):
     """Show LAB's hints one at a time: the next one not yet shown, or hint NUMBER."""
-    from grader import rubric as rubric_mod
-    from handofflab import paths
-    rubric_mod.load(lab)  # an unknown lab is named, with the labs there are
-    total = rubric_mod.hint_count(lab)
-    seen_file = paths.RESULTS / "hints" / f"{lab}.seen"
-    seen = 0 if reset or not seen_file.exists() else int(seen_file.read_text() or 0)
-    if number is None:
-        if seen >= total:
-            console.print(f"All {total} hints of {lab} are shown. `./lab hint {lab} N` shows one again; --reset starts over.")
-            return
-        number = seen + 1
-    if not 1 <= number <= total:
-        raise LabError(f"{lab} has hints 1 to {total}, not {number}", f"./lab hint {lab}  (the next one)")
-    seen_file.parent.mkdir(parents=True, exist_ok=True)
-    seen_file.write_text(str(max(seen, number)))
-    console.print(f"[bold]Hint {number} of {total}[/] ({lab}): {rubric_mod.hint(lab, number)}")
+    from handofflab.commands import student
+    student.hint(lab, number, reset)
 
 
 @cli.command("release")
