@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handofflab import catalog, javabuild, paths, toolchain
-from handofflab.bench import alone, save, stream
+from handofflab.bench_shared import alone, save, stream
 from handofflab.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "calendar"

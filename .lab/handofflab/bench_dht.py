@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from handofflab import dht, paths
-from handofflab.bench import alone, save
+from handofflab.bench_shared import alone, save
 from handofflab.console import LabError, heading, info, ok, progress
 
 OUT = paths.RESULTS / "bench" / "dht"

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from handofflab import catalog, javabuild, paths, toolchain
-from handofflab.bench import alone
+from handofflab.bench_shared import alone
 from handofflab.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "handoffs"
@@ -108,23 +107,23 @@ def run(mode: str = "quick", impls: list[str] | None = None, workers: list[int] 
 def _run_jmh(cmd: list[str], log: Path) -> list[str]:
     """Runs JMH, showing one line per point (its progress and result) and keeping all it says in
     `log`. Returns the points that failed, as 'impl:workers'."""
-    failed, params, progress = [], None, ""
+    failed, seen = [], {"params": None, "progress": ""}
     with log.open("w") as keep:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        for line in proc.stdout:
+        def on_line(line: str) -> None:
             keep.write(line)
+            params = seen["params"]
             if line.startswith("# Parameters: ("):  # JMH lists them in its own order
                 p = dict(re.findall(r"(\w+) = (\w+)", line))
-                params = f"{p.get('impl')}:{p.get('workers')}"
+                seen["params"] = f"{p.get('impl')}:{p.get('workers')}"
             elif m := re.match(r"# Run progress: ([\d.]+)% complete, ETA (\S+)", line):
-                progress = f"{float(m[1]):5.1f}% done, ETA {m[2]}"
+                seen["progress"] = f"{float(m[1]):5.1f}% done, ETA {m[2]}"
             elif re.match(r"\s+[\d.]+ ±?\(?", line) and params and "ops/us" in line:
-                info(f"… {progress}  {params:28s} {line.strip()}")
+                info(f"… {seen['progress']}  {params:28s} {line.strip()}")
             elif "<failure>" in line and params:
                 failed.append(params)
             elif line.startswith("java.lang.IllegalStateException: ") and params in failed:
                 warn(f"{params} failed: {line.split(': ', 1)[1].strip()} (all of it is in {log})")
-        code = proc.wait()
+        code = toolchain.run_streaming(cmd, on_line)
     if code != 0:
         warn(f"JMH exited with code {code}; the points it finished are kept, and the summary is marked PARTIAL")
         failed.append("jmh-exit")
@@ -210,7 +209,7 @@ def ratio_errors(df):
 
 
 def plot(df) -> None:
-    from handofflab.bench import pyplot, save
+    from handofflab.bench_shared import pyplot, save
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))

@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import bench, paths, servers, toolchain
+from handofflab import bench_shared, paths, servers, toolchain
 from handofflab.console import LabError, heading, info, ok
 
 OUT = paths.RESULTS / "bench" / "heap"
@@ -56,7 +56,7 @@ def run(design: str = "SharedBuffer", rounds: int = 8, per_round: int = 50_000) 
         raise LabError(f"--rounds must be at least 2 and --requests at least {CHILDREN}, got {rounds} and {per_round}",
                        "the first round is the baseline; e.g. --rounds 8 --requests 50000")
     tool = jcmd()
-    with bench.alone("bench heap"):
+    with bench_shared.alone("bench heap"):
         OUT.mkdir(parents=True, exist_ok=True)
         heading(f"bench heap: {design}, {rounds} rounds x {per_round} requests; a class histogram after each")
         server = subprocess.Popen(servers.java_command("handofflab.servers.ServerMain",
@@ -111,7 +111,7 @@ def _report(design: str, rows: list[dict]) -> Path:
              f"Boxed Longs at the end: {last['longs']:,}; the documented bound is {KEPT_IDS:,} kept ids "
              f"+ {OTHER_LONGS:,} others: {'within it' if bounded else 'ABOVE IT: served ids are kept without bound'}."]
     (OUT / "summary.md").write_text(("" if bounded else "**PARTIAL: the bound on kept ids does not hold**\n\n") + "\n".join(lines) + "\n")
-    plt = bench.pyplot()
+    plt = bench_shared.pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot([r["requests"] for r in rows], [r["live_bytes"] / 2**20 for r in rows], "o-", label=f"{design}: live heap after a full GC")
     ax.plot([r["requests"] for r in rows], [r["longs"] * 56 / 2**20 for r in rows], "s--",
@@ -122,7 +122,7 @@ def _report(design: str, rows: list[dict]) -> Path:
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     ax.set_title("A long run's live heap, after a full GC at the end of each round")
-    bench.save(fig, OUT / "heap.png")
+    bench_shared.save(fig, OUT / "heap.png")
     info("\n".join(lines[2:]))
     ok(f"results in {paths.shown(OUT)}: heap.csv, summary.md, heap.png")
     return OUT

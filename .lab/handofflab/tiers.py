@@ -17,13 +17,12 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import paths
+from handofflab import paths, toolchain
 from handofflab.console import LabError
 
 SLICE_SECONDS = 420  # a slice's tests' seconds summed on 2 quiet cores: 3-6 minutes of CI after the default tier
@@ -71,9 +70,9 @@ def pytest_units() -> list[Unit]:
     """Every full-tier pytest unit, as conftest.py collects them (a collection, no test run)."""
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "full.json"
-        proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
-                               "--import-mode=importlib", f"--list-full={listing}"],
-                              cwd=paths.ROOT, capture_output=True, text=True)
+        proc = toolchain.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
+                              "--import-mode=importlib", f"--list-full={listing}"],
+                             "pytest --collect-only", "run `./lab doctor`", cwd=paths.ROOT, check=False)
         if proc.returncode != 0 or not listing.exists():
             raise LabError("pytest could not collect the suite to find the full tier",
                            f"run `./lab test --collect-only` to see why:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
@@ -91,9 +90,8 @@ def deal(units: list[Unit], slices: int) -> list[list[Unit]]:
 
 def commit_count() -> int:
     """How many commits lead to HEAD (0 outside git): consecutive commits pick consecutive slices."""
-    proc = subprocess.run(["git", "-C", str(paths.ROOT), "rev-list", "--count", "HEAD"],
-                          capture_output=True, text=True)
-    return int(proc.stdout) if proc.returncode == 0 and proc.stdout.strip().isdigit() else 0
+    count = toolchain.git("rev-list", "--count", "HEAD")
+    return int(count) if count and count.isdigit() else 0
 
 
 def rotation(units: list[Unit], index: int) -> tuple[int, int, list[Unit]]:

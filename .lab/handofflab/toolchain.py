@@ -50,11 +50,11 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
     return proc
 
 
-def run_foreground(cmd: list[str], env: dict | None = None) -> int:
-    """Runs a long-lived program (a server, `mdbook serve`) in the foreground. Ctrl-C in a terminal
-    reaches it too (same process group); a SIGINT or SIGTERM sent to `./lab` alone is passed on,
-    so it never outlives `./lab`. Either way: wait while it drains."""
-    proc = subprocess.Popen(cmd, env=env)
+def run_foreground(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> int:
+    """Runs a long-lived program (a server, `mdbook serve`, the test runners) in the foreground, its output the
+    terminal's. Ctrl-C in a terminal reaches it too (same process group); a SIGINT or SIGTERM sent to `./lab`
+    alone is passed on, so it never outlives `./lab`. Either way: wait while it drains."""
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd)
     previous = signal.signal(signal.SIGTERM, lambda *_: proc.send_signal(signal.SIGTERM))
     try:
         while True:
@@ -64,6 +64,27 @@ def run_foreground(cmd: list[str], env: dict | None = None) -> int:
                 proc.send_signal(signal.SIGINT)  # a program already shutting down ignores the second one
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def run_streaming(cmd: list[str], on_line, cpus: int | None = None) -> int:
+    """Runs a program whose output is its progress (a benchmark JVM, JMH), handing each line of it (stdout and
+    stderr) to `on_line` as it comes; its exit code. `cpus`: on that many of this process's CPUs only (its
+    affinity, which the JVM's availableProcessors() reports too)."""
+    allowed = set(sorted(os.sched_getaffinity(0))[:cpus]) if cpus else None
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=(lambda: os.sched_setaffinity(0, allowed)) if allowed else None)
+    for line in proc.stdout:
+        on_line(line)
+    return proc.wait()
+
+
+def git(*args: str) -> str | None:
+    """`git -C KIT ARGS`'s output, stripped; None outside a git clone (a kit unpacked from a zip)."""
+    try:
+        proc = subprocess.run(["git", "-C", str(paths.ROOT), *args], capture_output=True, text=True, timeout=60)
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def mvn(args: list[str], pom: Path, what: str) -> subprocess.CompletedProcess:

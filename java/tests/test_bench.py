@@ -7,7 +7,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from handofflab import bench, catalog, paths
+from handofflab import bench_servers as bench, bench_shared, catalog, paths
 
 # one worker, so the module's quick run is measured once
 pytestmark = pytest.mark.xdist_group("bench-servers")
@@ -105,7 +105,7 @@ def test_a_second_run_while_one_measures_is_refused(tmp_path, monkeypatch):
 
     monkeypatch.setattr(paths, "RESULTS", tmp_path)  # this test's lock, not the quick run's
     env = {**os.environ, "HANDOFFLAB_RESULTS": str(tmp_path)}
-    with bench.alone("bench servers"):
+    with bench_shared.alone("bench servers"):
         run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--design", "Iterative"],
                              capture_output=True, text=True, timeout=300, env=env)
         assert run.returncode == 2 and "another `./lab bench servers` is measuring" in run.stdout + run.stderr
@@ -113,5 +113,5 @@ def test_a_second_run_while_one_measures_is_refused(tmp_path, monkeypatch):
         run = subprocess.run([str(paths.ROOT / "lab"), "bench", "servers", "--reps", "0"],
                              capture_output=True, text=True, timeout=300, env=env)
         assert run.returncode == 2 and "--reps must be at least 1" in run.stdout + run.stderr
-    with bench.alone("bench servers"):  # let go when the run ended: the next one may measure
+    with bench_shared.alone("bench servers"):  # let go when the run ended: the next one may measure
         pass

@@ -245,7 +245,7 @@ def bench():
 def bench_servers(mode, designs, reps):
     """Every server design under the paper's load (140 clients x 20 requests), worker and slot sweeps,
     medians and spread, Little's-law bounds and efficiencies, CSV and plots in results/bench/servers/."""
-    from handofflab import bench as bench_mod
+    from handofflab import bench_servers as bench_mod
     _exit_if_partial(bench_mod.run(mode, list(designs) or None, reps))
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -97,8 +96,8 @@ def _mvn_test(args: list[str], jvm: list[str]) -> int:
         old.unlink()
     # one module per core at once (-T 1C): the modules' tests are independent, and one at a time left
     # a core idle for half of the 105 s they took on 2 cores (75 s two at a time)
-    return subprocess.run(["mvn", "-B", "-q", "-T", "1C", "-f", str(paths.JAVA / "pom.xml"), "test",
-                           "-Dmaven.test.failure.ignore=true", *jvm, *args], text=True).returncode
+    return toolchain.run_foreground(["mvn", "-B", "-q", "-T", "1C", "-f", str(paths.JAVA / "pom.xml"), "test",
+                                     "-Dmaven.test.failure.ignore=true", *jvm, *args])
 
 
 def _keep_surefire(into: Path) -> list[Path]:
@@ -151,9 +150,9 @@ def _pytest(tier: str, chosen: list[tiers.Unit], pytest_args: tuple[str, ...], r
     if names:
         (reports / "slice.txt").write_text("\n".join(names) + "\n")
         selection += [f"--with-full={reports / 'slice.txt'}"]
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o", "junit_family=xunit1",
-                    *parallel, *selection, f"--junitxml={junit}", *pytest_args], cwd=paths.ROOT, text=True,
-                   env={**os.environ, "HANDOFFLAB_RESULTS": str(results)})
+    toolchain.run_foreground([sys.executable, "-m", "pytest", "-q", "--import-mode=importlib", "-o",
+                              "junit_family=xunit1", *parallel, *selection, f"--junitxml={junit}", *pytest_args],
+                             cwd=paths.ROOT, env={**os.environ, "HANDOFFLAB_RESULTS": str(results)})
     elapsed = time.monotonic() - started
     if not junit.exists():
         return [Case("specs", "pytest (the run)", "failed", 0.0, None, "default")], elapsed

@@ -5,35 +5,16 @@ results/bench/servers/. Benchmarks are measurements, not tests: nothing here pas
 on a time."""
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from handofflab import catalog, paths, servers
+from handofflab.bench_shared import alone, pyplot, save, stream
 from handofflab.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "servers"
 CHILDREN, REQUESTS = 140, 20           # the paper's load: 140 concurrent connections x 20 = 2800
 PAPER_TR = 250                         # the paper's t_r (ms) that its tables are scaled from
-
-
-@contextlib.contextmanager
-def alone(command: str):
-    """A benchmark's measuring, one at a time: a second `./lab bench X` while one measures would overwrite its CSV and
-    share its cores, so that neither measured the designs. Entered once the arguments are checked, so a bad one is
-    still named at once; the lock file sits beside the results folder, which some runs empty."""
-    paths.RESULTS.joinpath("bench").mkdir(parents=True, exist_ok=True)
-    with open(paths.RESULTS / "bench" / f".{command.replace(' ', '-')}.running", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LabError(f"another `./lab {command}` is measuring on this kit now",
-                           "wait for it to end: two at once would overwrite each other's results and share the cores, "
-                           "so neither would measure the designs") from None
-        yield
 
 
 @dataclass(frozen=True)
@@ -98,24 +79,6 @@ def run(mode: str = "quick", designs: list[str] | None = None, reps: int | None 
         return OUT
 
 
-def stream(cmd: list[str], raw: Path, why_nothing: str, cpus: int | None = None) -> bool:
-    """Runs a benchmark JVM that writes `raw` and prints a progress line per run; True if it stopped
-    early (what it measured is kept, and the summary says PARTIAL). `cpus`: run it on that many of
-    this process's CPUs only (its affinity, which the JVM's availableProcessors() reports too)."""
-    allowed = set(sorted(os.sched_getaffinity(0))[:cpus]) if cpus else None
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            preexec_fn=(lambda: os.sched_setaffinity(0, allowed)) if allowed else None)
-    for line in proc.stdout:
-        print(line.rstrip(), flush=True)  # one progress line per run
-    code = proc.wait()
-    if code != 0:
-        warn(f"the benchmark JVM exited with code {code}: the runs measured so far are kept in {raw}, "
-             "and the summary is marked PARTIAL")
-    if not raw.exists():
-        raise LabError("the benchmark measured nothing", why_nothing)
-    return code != 0
-
-
 def _scaled(ms: float, paper_tr: int, tr: int) -> float:
     """A paper time (ms at the paper's t_r) scaled to seconds at our t_r: a pure scaling, which
     assumes the time is all service time (it is not: see the note on efficiencies)."""
@@ -173,22 +136,6 @@ def summarize(raw: Path, cat: catalog.Catalog, partial: bool = False):
              "(status column) and left out of the medians")
     info("\n".join(lines))
     return summary
-
-
-def pyplot():
-    """matplotlib's pyplot, drawing to files (no display), its cache inside the kit."""
-    os.environ.setdefault("MPLCONFIGDIR", str(paths.ROOT / ".tools" / "matplotlib"))
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
-
-
-def save(fig, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    pyplot().close(fig)
 
 
 def plot(summary, cat) -> None:
