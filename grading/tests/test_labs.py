@@ -559,7 +559,28 @@ def test_verify_verdicts_counts_agreeing_runs(capsys):
     assert verify.run(runs=2, busy=1, only="buffer/wrong_package") == 0  # one lab's sample, not every lab's
     assert "2/2" in capsys.readouterr().out
     counted = (verify.OUT / "verdicts-buffer_wrong_package.csv").read_text()  # a part's counts in a file of its own
-    assert counted.count("\n") == 2 and "grade,buffer,wrong_package," in counted and ",2,2," in counted
+    assert counted.count("\n") == 2 and "grade,buffer,wrong_package," in counted and ",2,0,2," in counted
+
+
+def test_verify_verdicts_regrades_a_pending_grading_and_never_counts_it_as_held(monkeypatch, capsys):
+    """A grading that says "not graded, regrade" (a busy machine: the server lab's spinning sample beside CI's busy
+    loop) is graded again, as an instructor would; pending every time, it is said apart, neither held nor broken;
+    a graded test that differs from the claim is a failure however many tests were pending."""
+    from handofflab.commands import verify
+    claim = verify.sample_marks()["buffer"]["correct"]
+    pending = [None, *claim[1:]]
+    calls = []
+    monkeypatch.setattr(verify, "_once", lambda *a: calls.append(a) and None or (pending if len(calls) < 3 else claim))
+    assert verify.run(runs=1, busy=0, only="buffer/correct") == 0 and len(calls) == 3
+    out = capsys.readouterr().out
+    assert "verify-verdicts: 1 passed, 0 failed" in out and "not fully judged" not in out
+    monkeypatch.setattr(verify, "_once", lambda *a: pending)
+    assert verify.run(runs=1, busy=0, only="buffer/correct") == 0
+    out = capsys.readouterr().out
+    assert "0 passed, 0 failed, 1 not fully judged (machine too busy)" in out and "3 times in a row" in out
+    monkeypatch.setattr(verify, "_once", lambda *a: [*pending[:-1], claim[-1] + 1])
+    assert verify.run(runs=1, busy=0, only="buffer/correct") == 1
+    assert "0 passed, 1 failed" in capsys.readouterr().out
 
 
 def test_verify_verdicts_leaves_no_busy_loop_when_it_is_killed():
