@@ -2,6 +2,7 @@
 server process on loopback, real sockets, and its exit code and counts read at the end. No
 assertion here depends on how fast the machine is: waits are for events, with limits many times
 what they need."""
+import re
 import signal
 import socket
 import subprocess
@@ -119,12 +120,13 @@ def test_shutdown_waits_for_long_requests_and_blames_no_correct_handoff():
     socks = start_requests(server, 4, 5000)
     code, out, err = server.stop()
     finish(socks)
-    # Two truthful accounts, by where the 5 s requests stand at the stop: queued in the buffer behind two busy
-    # workers, or (a busy machine, CI beside two busy loops) the acceptor still putting into the full buffer.
-    # Either way the grace is named, and the handoff is blamed for nothing.
+    # Truthful accounts, by where the 5 s requests stand at the stop: queued in the buffer behind the busy workers,
+    # or (a busy machine, CI beside two busy loops) the acceptor still putting into the full buffer; and on a busy
+    # machine the second worker may not have taken its request yet (one serving, seen beside the suite's heavy
+    # tests). Either way the grace is named, and the handoff is blamed for nothing.
     assert code == 1 and "stopped WITHOUT draining" in out and "problems: none" in out, out + err
-    assert ("still queued in MonitorBuffer and 2 being served" in out
-            or "still waiting to put into a full MonitorBuffer while 2 worker(s) were serving" in out), out + err
+    assert re.search(r"still queued in MonitorBuffer and [12] being served"
+                     r"|still waiting to put into a full MonitorBuffer while [12] worker\(s\) were serving", out), out + err
     assert "a longer --grace-ms lets them finish" in out and "lost them" not in out
 
 
