@@ -8,7 +8,7 @@ import pytest
 
 import grader
 from handofflab import paths
-from handofflab.commands import release, studentcopy
+from handofflab.commands import copycheck, release, studentcopy
 from handofflab.console import LabError
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build) or shares the student copy
@@ -39,9 +39,9 @@ def test_the_copy_holds_no_answer_and_no_grader_test(copy):
     for f in secret:
         assert not (copy / f).exists(), f
     assert not (copy / "grading" / "tests").exists() and not list(copy.rglob("src/test"))
-    lines = release.secret_lines(secret)
+    lines = copycheck.secret_lines(secret)
     assert len(lines) > 50  # the PHT's and the pipe spec's own lines, at least
-    assert release.leaks(copy, lines) == []
+    assert copycheck.leaks(copy, lines) == []
     assert (copy / "book" / "index.html").exists() and "Withheld in the student copy" in (copy / "book" / "pht.html").read_text()
 
 
@@ -50,7 +50,7 @@ def test_the_leak_scan_finds_a_listing_in_a_built_page(tmp_path):
     source = (paths.JAVA / "handoffs/src/main/java/handofflab/handoffs/ParallelHashTable.java").read_text()
     escaped = source.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     (tmp_path / "pht.html").write_text(f'<pre><code class="language-java"><span>{escaped}</span></code></pre>')
-    found = release.leaks(tmp_path, release.secret_lines(answers(["pht"])))
+    found = copycheck.leaks(tmp_path, copycheck.secret_lines(answers(["pht"])))
     assert len(found) > 10 and all("ParallelHashTable.java" in f or "pht/correct" in f for f in found)
 
 
@@ -110,7 +110,7 @@ def test_a_lab_that_needs_another_labs_answer_to_compile_gets_its_own_copy(in_co
 def test_a_new_file_git_does_not_track_is_named_as_left_out(monkeypatch):
     """The copy holds what git tracks; a lab file written but not added must not vanish silently."""
     said = []
-    monkeypatch.setattr(release, "_tracked", lambda *which: ["labs/buffer/NEW.md", "notes.txt"] if which else [])
+    monkeypatch.setattr(release, "tracked", lambda *which: ["labs/buffer/NEW.md", "notes.txt"] if which else [])
     monkeypatch.setattr(release, "warn", said.append)
     assert release._warn_untracked(lambda f: f.startswith("labs/")) == ["labs/buffer/NEW.md"]
     assert "NOT in the copy" in said[0] and "labs/buffer/NEW.md" in said[0] and "notes.txt" not in said[0]
@@ -157,14 +157,14 @@ def test_a_shipped_class_that_passes_a_lab_stops_the_copy(tmp_path):
     correct = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
     (folder / "KitBuffer.java").write_text(correct.replace("package handofflab.labs.buffer;", "package handofflab.handoffs;")
                                            .replace("StudentBuffer", "KitBuffer"))
-    found = release.shipped_answers(tmp_path, ["buffer"])
+    found = copycheck.shipped_answers(tmp_path, ["buffer"])
     assert found == ["  KitBuffer.java passes lab buffer (every test but its TCP runs)"], found
 
 
 def test_a_copied_kit_class_is_handed_in_as_a_student_would():
     """The renaming compiles where the kit's class needs its package: the step log goes, a size constructor comes."""
     kit = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs" / "TwoLockQueue.java"
-    src = release.as_lab_class(kit.read_text(), "TwoLockQueue", "handofflab.labs.server", "StudentHandoff")
+    src = copycheck.as_lab_class(kit.read_text(), "TwoLockQueue", "handofflab.labs.server", "StudentHandoff")
     assert src.startswith("package handofflab.labs.server;\n\nimport handofflab.handoffs.*;")
     assert "StepLog" not in src and "Stepped" not in src and "steps.step(" not in src
     assert "public StudentHandoff(int size) {" in src and "implements Handoff<T> {" in src

@@ -27,7 +27,7 @@ import pytest
 
 import grader
 from handofflab import paths
-from handofflab.commands import gradescope, release, studentcopy, verify
+from handofflab.commands import copybook, gradescope, studentcopy, verify
 
 pytestmark = pytest.mark.xdist_group("source-tree")  # release builds the book from the source tree
 
@@ -61,7 +61,7 @@ def _command_lines(copy: Path) -> dict[tuple[str, str | None], str]:
         text = f.read_text(errors="replace")
         if f.suffix == ".html":  # as the reader sees it, the page's note included
             text = html.unescape(re.sub(r"<[^>]+>", "", text))
-        for m in release.COMMAND.finditer(text):
+        for m in copybook.COMMAND.finditer(text):
             found.setdefault((m.group(1), m.group(2)), str(f.relative_to(copy)))
     return found
 
@@ -85,7 +85,7 @@ def test_every_command_the_copys_text_names_runs_there(copy, in_copy, tmp_path):
         book_only.add(command)
     for page in (copy / "book").rglob("*.html"):
         text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(errors="replace")))
-        lacking = {m.group(1) for m in release.COMMAND.finditer(text) if m.group(1) in cli.commands
+        lacking = {m.group(1) for m in copybook.COMMAND.finditer(text) if m.group(1) in cli.commands
                    and not studentcopy.in_copy(m.group(1), m.group(2))}
         assert not lacking or "In a student copy these commands of this page are not there" in text, page
     assert {"bench", "serve"} <= book_only

@@ -1,10 +1,12 @@
 """What a student copy is, read by the CLI (which commands it offers), the doctor (which tools it
-needs) and `release` (which writes one): the marker at its root, its commands and its doctor's rows."""
+needs) and `release` (which writes one): the marker at its root, its commands, its doctor's rows, and
+the kit's files it is made from (what git tracks)."""
 from __future__ import annotations
 
 import tomllib
 
-from handofflab import paths
+from handofflab import paths, toolchain
+from handofflab.console import LabError
 
 # The marker a student copy carries at its root: `./lab` then offers the student's commands only.
 MARKER = "STUDENT-COPY.toml"
@@ -33,3 +35,14 @@ def student_copy() -> dict | None:
 def in_copy(command: str, sub: str | None) -> bool:
     """Whether a student copy runs `./lab command [sub]`."""
     return command in STUDENT_COMMANDS and (command != "check" or sub in STUDENT_CHECKS)
+
+
+def tracked(*which: str) -> list[str]:
+    """The kit's files git tracks (or, with "--others", the new ones it does not yet)."""
+    proc = toolchain.run(["git", "-C", str(paths.ROOT), "ls-files", *which], "git ls-files",
+                         "`./lab release` copies the kit's tracked files: run it in a git clone of the kit",
+                         timeout=60, check=False)
+    if proc.returncode != 0:
+        raise LabError("`./lab release` copies the kit's tracked files, and this is no git checkout",
+                       "run it in a clone of the kit")
+    return proc.stdout.split()
