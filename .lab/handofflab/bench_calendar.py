@@ -60,15 +60,7 @@ def list_kinds(cat: catalog.Catalog) -> list[str]:
 
 def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = None,
         limits: list[int] | None = None) -> Path:
-    plan = QUICK if mode == "quick" else FULL
-    if reps is not None and reps < 2:
-        raise LabError(f"--reps must be at least 2, got {reps}", "use 5: the significance tests need several runs per point")
-    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores, tuple(limits) if limits else plan.limits,
-                tuple(min(n, max(ns)) for n in plan.database_ns) if ns else plan.database_ns)   # --n caps it too
-    if any(n < 1 for n in plan.ns):
-        raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
-    if any(x < 1 for x in plan.limits):
-        raise LabError(f"--threads takes positive numbers, got {','.join(map(str, plan.limits))}", "e.g. --threads 4,16,64")
+    plan = _plan(mode, reps, ns, limits)
     stores = [*list_kinds(catalog.load()), DATABASE]
     java = toolchain.server_java()
     major = toolchain.java_major(java) or 0  # one `java -version`, not one per question asked of it
@@ -111,23 +103,42 @@ def run(mode: str = "quick", reps: int | None = None, ns: list[int] | None = Non
                               "run `mvn -f java/pom.xml -pl calendar test` to see why the database fails")
         runs = _read(database) if database.exists() else None   # the whole database's runs, read once
         summary, tests, db_summary = summarize(raw, partial, runs)
-        save(times_figure(summary), OUT / "calendar_times.png")
-        save(ratio_figure(summary), OUT / "calendar_ratio.png")
-        figures = "calendar_times.png, calendar_ratio.png"
-        if len(cores) > 1:
-            save(cores_figure(summary), OUT / "calendar_cores.png")
-            figures += ", calendar_cores.png"
-        if len(plan.limits) > 1:
-            save(limits_figure(summary), OUT / "calendar_threads.png")
-            figures += ", calendar_threads.png"
-        tables = "raw.csv, summary.csv, tests.csv"
-        if db_summary is not None:
-            save(times_figure(db_summary, requests=database_requests, what="the kit's database with each list"),
-                 OUT / "calendar_database.png")
-            figures += ", calendar_database.png"
-            tables += ", database_raw.csv, database_summary.csv, database_tests.csv"
-        ok(f"results in {OUT}: {tables}, summary.md, {figures}")
+        _figures(summary, db_summary, cores, plan)
         return OUT
+
+
+def _plan(mode: str, reps: int | None, ns: list[int] | None, limits: list[int] | None) -> Plan:
+    """The mode's plan with the options given, each checked before anything runs."""
+    plan = QUICK if mode == "quick" else FULL
+    if reps is not None and reps < 2:
+        raise LabError(f"--reps must be at least 2, got {reps}", "use 5: the significance tests need several runs per point")
+    plan = Plan(tuple(ns) if ns else plan.ns, reps or plan.reps, plan.sweep_cores, tuple(limits) if limits else plan.limits,
+                tuple(min(n, max(ns)) for n in plan.database_ns) if ns else plan.database_ns)   # --n caps it too
+    if any(n < 1 for n in plan.ns):
+        raise LabError(f"--n takes positive numbers, got {','.join(map(str, plan.ns))}", "e.g. --n 256,1024")
+    if any(x < 1 for x in plan.limits):
+        raise LabError(f"--threads takes positive numbers, got {','.join(map(str, plan.limits))}", "e.g. --threads 4,16,64")
+    return plan
+
+
+def _figures(summary, db_summary, cores: list[int], plan: Plan) -> None:
+    """The run's plots (the cores' and the threads' only where it swept them), and where its results are."""
+    save(times_figure(summary), OUT / "calendar_times.png")
+    save(ratio_figure(summary), OUT / "calendar_ratio.png")
+    figures = "calendar_times.png, calendar_ratio.png"
+    if len(cores) > 1:
+        save(cores_figure(summary), OUT / "calendar_cores.png")
+        figures += ", calendar_cores.png"
+    if len(plan.limits) > 1:
+        save(limits_figure(summary), OUT / "calendar_threads.png")
+        figures += ", calendar_threads.png"
+    tables = "raw.csv, summary.csv, tests.csv"
+    if db_summary is not None:
+        save(times_figure(db_summary, requests=database_requests, what="the kit's database with each list"),
+             OUT / "calendar_database.png")
+        figures += ", calendar_database.png"
+        tables += ", database_raw.csv, database_summary.csv, database_tests.csv"
+    ok(f"results in {OUT}: {tables}, summary.md, {figures}")
 
 
 def _concat(parts: list[tuple[Path, int]], raw: Path) -> None:

@@ -84,8 +84,6 @@ def processes() -> int:
 
 
 def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = None) -> Path:
-    import pandas as pd
-
     plan = QUICK if mode == "quick" else FULL
     if reps is not None:
         if reps < 2:
@@ -119,37 +117,11 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
         try:
             with stopped_by_sigterm(), progress() as bar:
                 task = bar.add_task("patterns", total=total)
-                for rep in range(plan.reps):             # interleaved: each rep runs every point once
-                    for pattern in dht.PATTERNS:
-                        for impl, q, buffers, blocking in impls:
-                            bar.update(task, description=f"{pattern} {label(impl, q, buffers, blocking)} (run {rep + 1}/{plan.reps})")
-                            raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=blocking, q=q, impl=impl,
-                                                              buffers=buffers)
-                                         for row in _rows(r, "patterns", rep)])
-                            done += 1
-                            bar.advance(task)
-                for i, (q, blocking, n) in enumerate(study):
-                    bar.update(task, description=f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}")
-                    raw_csv.add([row for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q)
-                                 for row in _rows(r, "study", i)])
+                for description, measure in _points(plan, p, impls, study, matrices, raw_csv, scatter_csv):
+                    bar.update(task, description=description)
+                    measure()
                     done += 1
                     bar.advance(task)
-                for rep in range(plan.reps):             # the processor axis: the kit's table at q on, p processes
-                    for pp in plan.processors:
-                        for pattern in dht.PATTERNS:
-                            bar.update(task, description=f"{pattern} on {pp} processes (run {rep + 1}/{plan.reps})")
-                            raw_csv.add([row for r in dht.run(pp, pattern, plan.values, n=1, blocking=100, q=plan.q)
-                                         for row in _rows(r, "processors", rep)])
-                            done += 1
-                            bar.advance(task)
-                for rep in range(plan.reps):
-                    for matrix in plan.matrices:
-                        for impl in dht.SCATTER_IMPLS:
-                            bar.update(task, description=f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})")
-                            scatter_csv.add([{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q,
-                                                                        folder=matrices)}])
-                            done += 1
-                            bar.advance(task)
         except (KeyboardInterrupt, LabError) as e:
             why = "it was stopped (Ctrl-C or SIGTERM)" if isinstance(e, KeyboardInterrupt) else f"a run failed: {e.problem}"
             (OUT / "summary.md").write_text(
@@ -157,27 +129,65 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
                 "scatter_raw.csv hold every point it finished; no summary was computed from them.\n")
             raise LabError(f"bench dht ended after {done} of {total} points: {why}",
                            f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
-        df = pd.read_csv(OUT / "raw.csv")
-        summary, variability, tests, threads = analyze(df)
-        axis_table, growth = analyze_processors(df)
-        axis_table.to_csv(OUT / "processors.csv", index=False)
-        summary.to_csv(OUT / "summary.csv", index=False)
-        threads.to_csv(OUT / "threads.csv", index=False)
-        variability.to_csv(OUT / "variability.csv", index=False)
-        tests.to_csv(OUT / "tests.csv", index=False)
-        sc = pd.read_csv(OUT / "scatter_raw.csv")
-        scatter_table, correlation = analyze_scatter(sc)
-        scatter_table.to_csv(OUT / "scatter.csv", index=False)
-        (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan)
-                                        + processors_report(axis_table, growth, plan) + scatter_report(scatter_table, correlation, p, plan))
-        info((OUT / "summary.md").read_text())
-        save(patterns_figure(summary), OUT / "dht_patterns.png")
-        save(variability_figure(variability), OUT / "dht_variability.png")
-        save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
-        save(processors_figure(axis_table), OUT / "dht_processors.png")
-        ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, processors.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
-           "dht_patterns.png, dht_variability.png, dht_scatter.png, dht_processors.png")
+        _summarize(p, plan)
         return OUT
+
+
+def _points(plan, p: int, impls, study, matrices: Path | None, raw_csv, scatter_csv):
+    """Every point of the run in its order, as (what it is, the measuring of it): the patterns (interleaved: each
+    rep runs every point once), the randomised study, the processor axis (the kit's table at q on, p processes),
+    then the matrix scatters. Each measured point is appended to its CSV at once."""
+    def pattern_point(pattern, rep, impl, q, buffers, blocking):
+        return lambda: raw_csv.add([row for r in dht.run(p, pattern, plan.values, n=1, blocking=blocking, q=q, impl=impl,
+                                                         buffers=buffers) for row in _rows(r, "patterns", rep)])
+    for rep in range(plan.reps):
+        for pattern in dht.PATTERNS:
+            for impl, q, buffers, blocking in impls:
+                yield (f"{pattern} {label(impl, q, buffers, blocking)} (run {rep + 1}/{plan.reps})",
+                       pattern_point(pattern, rep, impl, q, buffers, blocking))
+    for i, (q, blocking, n) in enumerate(study):
+        yield (f"randomised run {i + 1}/{len(study)}: q={q} L={blocking} n={n}",
+               lambda i=i, q=q, blocking=blocking, n=n: raw_csv.add(
+                   [row for r in dht.run(p, "n-n", plan.values, n=n, blocking=blocking, q=q) for row in _rows(r, "study", i)]))
+    for rep in range(plan.reps):
+        for pp in plan.processors:
+            for pattern in dht.PATTERNS:
+                yield (f"{pattern} on {pp} processes (run {rep + 1}/{plan.reps})",
+                       lambda rep=rep, pp=pp, pattern=pattern: raw_csv.add(
+                           [row for r in dht.run(pp, pattern, plan.values, n=1, blocking=100, q=plan.q)
+                            for row in _rows(r, "processors", rep)]))
+    for rep in range(plan.reps):
+        for matrix in plan.matrices:
+            for impl in dht.SCATTER_IMPLS:
+                yield (f"scatter {matrix} {impl} (run {rep + 1}/{plan.reps})",
+                       lambda rep=rep, matrix=matrix, impl=impl: scatter_csv.add(
+                           [{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q, folder=matrices)}]))
+
+
+def _summarize(p: int, plan) -> None:
+    """The finished run's tables, summary.md and figures, from raw.csv and scatter_raw.csv."""
+    import pandas as pd
+
+    df = pd.read_csv(OUT / "raw.csv")
+    summary, variability, tests, threads = analyze(df)
+    axis_table, growth = analyze_processors(df)
+    axis_table.to_csv(OUT / "processors.csv", index=False)
+    summary.to_csv(OUT / "summary.csv", index=False)
+    threads.to_csv(OUT / "threads.csv", index=False)
+    variability.to_csv(OUT / "variability.csv", index=False)
+    tests.to_csv(OUT / "tests.csv", index=False)
+    sc = pd.read_csv(OUT / "scatter_raw.csv")
+    scatter_table, correlation = analyze_scatter(sc)
+    scatter_table.to_csv(OUT / "scatter.csv", index=False)
+    (OUT / "summary.md").write_text(report(summary, tests, p, plan) + factors_report(summary, threads, plan)
+                                    + processors_report(axis_table, growth, plan) + scatter_report(scatter_table, correlation, p, plan))
+    info((OUT / "summary.md").read_text())
+    save(patterns_figure(summary), OUT / "dht_patterns.png")
+    save(variability_figure(variability), OUT / "dht_variability.png")
+    save(scatter_figure(scatter_table, correlation), OUT / "dht_scatter.png")
+    save(processors_figure(axis_table), OUT / "dht_processors.png")
+    ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, processors.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
+       "dht_patterns.png, dht_variability.png, dht_scatter.png, dht_processors.png")
 
 
 class _Appender:

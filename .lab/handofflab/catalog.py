@@ -226,12 +226,29 @@ class Catalog:
 
 
 def load(path: Path = paths.CATALOG) -> Catalog:
+    """specs/catalog.toml, every entry checked as it is read: a bad one is named with its fix."""
+    data = _read(path)
+    handoffs = _handoffs(data, path)
+    variants = {}
+    for v in data.get("variant", []):
+        if v.get("name") in variants:
+            raise LabError(f"{path.name}: variant '{v['name']}' appears twice", "give each variant one entry")
+        variants[v["name"]] = _variant(v, handoffs, path)
+    servers = _servers(data, handoffs, path)
+    return Catalog(handoffs, variants, servers, _paper_sweeps(data, servers, path))
+
+
+def _read(path: Path) -> dict:
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
         raise LabError(f"catalog not found: {path}", "restore it with `git checkout specs/catalog.toml`")
     except tomllib.TOMLDecodeError as e:
         raise LabError(f"{path}: not valid TOML: {e}", "fix the line it names")
+    return data
+
+
+def _handoffs(data: dict, path: Path) -> dict[str, Handoff]:
     handoffs = {}
     for h in data.get("handoff", []):
         handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
@@ -242,52 +259,57 @@ def load(path: Path = paths.CATALOG) -> Catalog:
         if handoffs[h["name"]].trace and not (paths.SPECS / f"{handoffs[h['name']].trace}.tla").exists():
             raise LabError(f"{path.name}: handoff '{h['name']}' has trace = '{h['trace']}', which is no spec in specs/",
                            "name a trace spec that exists (e.g. SharedBufferTrace)")
-    variants = {}
-    for v in data.get("variant", []):
-        where = f"{path.name}: variant '{v.get('name', '?')}'"
-        if v.get("handoff") not in handoffs:
-            raise LabError(f"{where} names unknown handoff '{v.get('handoff')}'", "add a [[handoff]] entry or fix the name")
-        if v.get("tier", "ci") not in TIERS:
-            raise LabError(f"{where} has tier '{v.get('tier')}'", f"use one of {TIERS}")
-        expect = dict(v.get("expect", {}))
-        unknown = set(expect) - set(CHECKERS) - {"states"}
-        if unknown:
-            raise LabError(f"{where} expects results from unknown checkers {sorted(unknown)}", f"checkers are {CHECKERS}")
-        for checker, verdict in expect.items():  # one vocabulary for TLC and the Java checkers
-            if checker != "states" and not VERDICT.fullmatch(str(verdict)):
-                raise LabError(f"{where}: {checker} = '{verdict}' is no verdict",
-                               "verdicts are pass, deadlock and violation:PROPERTY (e.g. violation:NoLoss)")
-        if v["name"] in variants:
-            raise LabError(f"{where} appears twice", "give each variant one entry")
-        variants[v["name"]] = Variant(
-            name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
-            bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
-            check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
-            queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
-        )
-        if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
-            raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",
-                           "trace_from is 'calls' or 'steps', beside a trace claim")
-        kinds = [k for k in ("java", *CLASS_CHECKERS) if v.get(k)]
-        if len(kinds) > 1:
-            raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection`, "
-                           "`store`, `table`, `queue` or `database`")
-        unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CLASS_CHECKERS[kinds[0]]))
-        if unchecked:
-            raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
-                           "check it", "a collection list and a DHT table take only a lincheck verdict; a store "
-                           "lincheck, stress, locks and jpf; a completion queue replies and depth; a calendar database jpf")
-        if v.get("java") and set(expect) & set(PROBE_CHECKERS):
-            raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
-                           "the probes check one kind of class each (locks: a calendar store; replies and depth: a "
-                           "DHT completion queue), never a handoff: remove the claim")
-        if v.get("java"):
-            variants[v["name"]].profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
-        if not variants[v["name"]].correct:
-            for checker, verdict in expect.items():
-                if verdict == "pass" and checker not in v.get("why", {}):
-                    raise LabError(f"{where}: {checker} is expected to pass a buggy variant without a reason",
-                                   f"say why under [variant.why] {checker} = \"...\"")
+    return handoffs
+
+
+def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
+    """One [[variant]]: its handoff known, its tier and claims in the catalog's vocabulary, its classes' checkers."""
+    where = f"{path.name}: variant '{v.get('name', '?')}'"
+    if v.get("handoff") not in handoffs:
+        raise LabError(f"{where} names unknown handoff '{v.get('handoff')}'", "add a [[handoff]] entry or fix the name")
+    if v.get("tier", "ci") not in TIERS:
+        raise LabError(f"{where} has tier '{v.get('tier')}'", f"use one of {TIERS}")
+    expect = dict(v.get("expect", {}))
+    unknown = set(expect) - set(CHECKERS) - {"states"}
+    if unknown:
+        raise LabError(f"{where} expects results from unknown checkers {sorted(unknown)}", f"checkers are {CHECKERS}")
+    for checker, verdict in expect.items():  # one vocabulary for TLC and the Java checkers
+        if checker != "states" and not VERDICT.fullmatch(str(verdict)):
+            raise LabError(f"{where}: {checker} = '{verdict}' is no verdict",
+                           "verdicts are pass, deadlock and violation:PROPERTY (e.g. violation:NoLoss)")
+    variant = Variant(
+        name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
+        bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
+        check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
+        queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
+    )
+    if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
+        raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",
+                       "trace_from is 'calls' or 'steps', beside a trace claim")
+    kinds = [k for k in ("java", *CLASS_CHECKERS) if v.get(k)]
+    if len(kinds) > 1:
+        raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection`, "
+                       "`store`, `table`, `queue` or `database`")
+    unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CLASS_CHECKERS[kinds[0]]))
+    if unchecked:
+        raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
+                       "check it", "a collection list and a DHT table take only a lincheck verdict; a store "
+                       "lincheck, stress, locks and jpf; a completion queue replies and depth; a calendar database jpf")
+    if v.get("java") and set(expect) & set(PROBE_CHECKERS):
+        raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
+                       "the probes check one kind of class each (locks: a calendar store; replies and depth: a "
+                       "DHT completion queue), never a handoff: remove the claim")
+    if v.get("java"):
+        variant.profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
+    if not variant.correct:
+        for checker, verdict in expect.items():
+            if verdict == "pass" and checker not in v.get("why", {}):
+                raise LabError(f"{where}: {checker} is expected to pass a buggy variant without a reason",
+                               f"say why under [variant.why] {checker} = \"...\"")
+    return variant
+
+
+def _servers(data: dict, handoffs: dict[str, Handoff], path: Path) -> dict[str, Server]:
     servers = {}
     for sv in data.get("server", []):
         where = f"{path.name}: server '{sv.get('name', '?')}'"
@@ -303,10 +325,14 @@ def load(path: Path = paths.CATALOG) -> Catalog:
             raise LabError(f"{where} has sweeps = {sv['sweeps']}", "sweeps are \"workers\" and \"slots\"")
         if servers[sv["name"]].threads not in THREADS:
             raise LabError(f"{where} has threads = '{sv.get('threads')}'", f"use one of {THREADS}")
+    return servers
+
+
+def _paper_sweeps(data: dict, servers: dict[str, Server], path: Path) -> list[PaperSweep]:
     sweeps = []
     for sw in data.get("paper_sweep", []):
         if sw.get("design") not in servers or len(sw.get("workers", [])) != len(sw.get("ms", [])):
             raise LabError(f"{path.name}: paper_sweep '{sw.get('figure')}' names an unknown design or has "
                            "unequal workers and ms lists", "fix that entry")
         sweeps.append(PaperSweep(sw["figure"], sw["design"], sw["t_r"], list(sw["workers"]), list(sw["ms"])))
-    return Catalog(handoffs, variants, servers, sweeps)
+    return sweeps

@@ -61,19 +61,7 @@ def _commit() -> str:
 
 def run(runs: int, busy: int, only: str | None = None, rotate: int | None = None, seed: str | None = None) -> int:
     cat = catalog_mod.load()
-    pairs = [("java", v.name, checker, v.expected(checker)) for v in cat.variants.values() if v.java_class
-             and v.tier == "ci" for checker in (*catalog_mod.JAVA_CHECKERS, "trace") if v.expected(checker) is not None]
-    pairs += [("grade", lab, name, marks) for lab, samples in sample_marks().items() for name, marks in samples.items()]
-    if only:
-        pairs = [p for p in pairs if only in (p[1], p[2], f"{p[1]}/{p[2]}")]
-    if not pairs:
-        raise LabError(f"nothing to verify matches '{only}'",
-                       "name a catalog variant, a checker, a lab, a sample, or a lab's sample as LAB/SAMPLE")
-    if rotate:
-        seed = seed or _commit()
-        pairs = rotation(pairs, rotate, seed)
-        console.print(f"verify-verdicts: {len(pairs)} claims chosen by {seed[:12]}: "
-                      + ", ".join(f"{a}/{b}" for _, a, b, _ in pairs))
+    pairs = _claims(cat, only, rotate, seed)
     OUT.mkdir(parents=True, exist_ok=True)
     # One file per --only: a long verification done in parts keeps every part's counts.
     written = OUT / (f"verdicts-{re.sub(r'[^A-Za-z0-9_-]', '_', only)}.csv" if only
@@ -108,6 +96,30 @@ def run(runs: int, busy: int, only: str | None = None, rotate: int | None = None
     finally:
         for loop in loops:
             loop.kill()
+    return _report(rows, runs, busy, written)
+
+
+def _claims(cat, only: str | None, rotate: int | None, seed: str | None) -> list[tuple]:
+    """(kind, what, how, claim) of every claim to verify: each catalogued Java verdict of the ci tier and each
+    sample's marks, those --only names, or --rotate's few."""
+    pairs = [("java", v.name, checker, v.expected(checker)) for v in cat.variants.values() if v.java_class
+             and v.tier == "ci" for checker in (*catalog_mod.JAVA_CHECKERS, "trace") if v.expected(checker) is not None]
+    pairs += [("grade", lab, name, marks) for lab, samples in sample_marks().items() for name, marks in samples.items()]
+    if only:
+        pairs = [p for p in pairs if only in (p[1], p[2], f"{p[1]}/{p[2]}")]
+    if not pairs:
+        raise LabError(f"nothing to verify matches '{only}'",
+                       "name a catalog variant, a checker, a lab, a sample, or a lab's sample as LAB/SAMPLE")
+    if rotate:
+        seed = seed or _commit()
+        pairs = rotation(pairs, rotate, seed)
+        console.print(f"verify-verdicts: {len(pairs)} claims chosen by {seed[:12]}: "
+                      + ", ".join(f"{a}/{b}" for _, a, b, _ in pairs))
+    return pairs
+
+
+def _report(rows: list[dict], runs: int, busy: int, written: Path) -> int:
+    """The table of what each claim's runs gave, and the exit code: 1 if a judged run disagreed with its claim."""
     table = Table(title=f"verify-verdicts: {runs} runs, {busy} busy loop(s)")
     for col in ("kind", "what", "how", "claim", "agreed", "pending", "seen"):
         table.add_column(col, overflow="fold")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from grader import budgets, feedback, submission
 from grader.context import Context
-from grader.jail import Jail, MalformedReport, ended_early, read_report
+from grader.jail import Jail, MalformedReport, Run, ended_early, read_report
 from grader.results import TestResult
 from grader.rubric import Rubric, TestSpec
 from handofflab import catalog, javabuild, javacheck, tracecheck
@@ -123,6 +123,12 @@ def _verdict(checker: str, spec: TestSpec, cls: str, classes: Path, tmp: Path, j
                         "instructor.")
         if verdict["verdict"] != "incomplete":
             return {**verdict, "untimed": untimed}, ""
+    return _no_verdict(checker, cls, like, profile, seconds, run, verdict, tmp, jail)
+
+
+def _no_verdict(checker: str, cls: str, like: catalog.Variant, profile: catalog.CheckProfile | None, seconds: float,
+                run: Run, verdict: dict, tmp: Path, jail: Jail) -> tuple[dict, str]:
+    """Twice no verdict (past the budget, or no finished trial): the submission's fault, or pending."""
     # Pending only when the machine is to blame: the kit's own class, checked the same way right after, in the
     # same jail and budget, tells a busy machine (it cannot finish either) from a submission that blocks the
     # check or is too slow for it (it finishes: the failure is the submission's, and a regrade would repeat it),

@@ -25,16 +25,7 @@ def score(ctx: Context) -> None:
     first, before it fails (grader/sidebyside.py's rule). Counted only when exactly-once holds and the depth
     probe passed."""
     tests = ctx.tests(KIND)
-    before = ctx.tests("junit") + [(s, r) for s, r in ctx.tests("checker") if "replies" in s.checkers]
-    if any(r.pending for _, r in before):
-        for _, result in tests:
-            result.pending = True
-            result.output = "Not graded: a test it needs could not be graded. Your instructor will regrade."
-        return
-    if any(r.score < r.max_score for _, r in before):
-        for _, result in tests:
-            result.output = ("Not run: the public tests and the reply probe must pass first (a queue that keeps or "
-                             "loses buffers would leave every process waiting).")
+    if _held_back(ctx, tests):
         return
     # Speed counts for a queue that pipelines: one the depth probe saw wait within its depth runs at 0.70-0.77 of
     # the kit's here (measured), on either side of the bar by luck, and one that naps past its depth passed the bar
@@ -66,22 +57,43 @@ def score(ctx: Context) -> None:
             result.output = ("Not counted: the depth probe failed (above): how your service thread waits is not the "
                              "pipelining this test measures, whatever its speed on this machine.\n\n" + table)
         else:
-            best, kit = _best(rows, "yours"), _best(rows, "the kit's")
-            n = sum(r["queue"] == "yours" for r in rows)
-            if not kit or not best:
-                result.pending = True
-                result.output = ("Not graded: the kit's queue could not be measured beside yours (a port taken, the "
-                                 "machine too busy?). Your instructor will regrade.\n\n" + table)
-            elif ratio >= spec.target:
-                result.score = result.max_score
-                result.output = (f"Passed: your fastest run took {best:.1f} µs per value, {ratio:.2f} × the "
-                                 f"speed of the kit's fastest, {kit:.1f} µs, in the same {n} rounds (≥ {spec.target}).\n\n"
-                                 + table)
-            else:
-                result.output = (f"Failed: your fastest run of {n} took {best:.1f} µs per value, {ratio:.2f} × the "
-                                 f"speed of the kit's fastest, {kit:.1f} µs (< {spec.target}): the service thread "
-                                 "waits for replies it need not wait for." + feedback.hint(ctx.rubric, "slow")
-                                 + "\n\n" + table)
+            _speed(ctx, spec, result, rows, ratio, table)
+
+
+def _held_back(ctx: Context, tests) -> bool:
+    """Whether the tests it needs (the public ones, the reply probe) keep these from running: pending or failed."""
+    before = ctx.tests("junit") + [(s, r) for s, r in ctx.tests("checker") if "replies" in s.checkers]
+    if any(r.pending for _, r in before):
+        for _, result in tests:
+            result.pending = True
+            result.output = "Not graded: a test it needs could not be graded. Your instructor will regrade."
+        return True
+    if any(r.score < r.max_score for _, r in before):
+        for _, result in tests:
+            result.output = ("Not run: the public tests and the reply probe must pass first (a queue that keeps or "
+                             "loses buffers would leave every process waiting).")
+        return True
+    return False
+
+
+def _speed(ctx: Context, spec, result, rows: list[dict], ratio: float, table: str) -> None:
+    """The efficiency test of a queue that is exactly once and pipelines: its fastest run against the kit's."""
+    best, kit = _best(rows, "yours"), _best(rows, "the kit's")
+    n = sum(r["queue"] == "yours" for r in rows)
+    if not kit or not best:
+        result.pending = True
+        result.output = ("Not graded: the kit's queue could not be measured beside yours (a port taken, the "
+                         "machine too busy?). Your instructor will regrade.\n\n" + table)
+    elif ratio >= spec.target:
+        result.score = result.max_score
+        result.output = (f"Passed: your fastest run took {best:.1f} µs per value, {ratio:.2f} × the "
+                         f"speed of the kit's fastest, {kit:.1f} µs, in the same {n} rounds (≥ {spec.target}).\n\n"
+                         + table)
+    else:
+        result.output = (f"Failed: your fastest run of {n} took {best:.1f} µs per value, {ratio:.2f} × the "
+                         f"speed of the kit's fastest, {kit:.1f} µs (< {spec.target}): the service thread "
+                         "waits for replies it need not wait for." + feedback.hint(ctx.rubric, "slow")
+                         + "\n\n" + table)
 
 
 def _rounds(ctx: Context, first: int, last: int, yours_first: bool) -> list[dict]:
