@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from handofflab import bench_dht, dht
+from handofflab import bench_dht, bench_dht_results, dht
 from handofflab.console import LabError
 
 
@@ -67,7 +67,7 @@ def test_a_short_run_measures_every_pattern_beside_the_raw_put(monkeypatch, tmp_
     kit = pat[(pat.impl == "dht") & (pat.phase == "insert") & (pat.target_requests > 10)]   # in N-1: process 0 alone
     accounted = kit.service_table_share + kit.service_queue_share + kit.service_idle_share
     assert accounted.between(0.5, 1.05).all(), kit    # each service thread's time: table, queue or idle
-    assert (threads[list(bench_dht.SHARES)] >= 0).all().all()
+    assert (threads[list(bench_dht_results.SHARES)] >= 0).all().all()
     text = (out / "summary.md").read_text()
     assert "| pattern | phase | queue alone | pool alone |" in text and "| limits |" in text
     assert "The processor axis" in text and "| n-1 | 4 |" in text and "µs per value per added process" in text
@@ -185,7 +185,7 @@ def test_holm_adjusts_as_by_hand_and_never_lowers_a_p():
     """Holm's step-down adjustment, checked by hand: sorted p (0.01, 0.02, 0.03, 0.5) times 4, 3, 2, 1, kept
     monotone: 0.04, 0.06, 0.06, 0.5; never below the raw p, never above 1."""
     ps = [0.03, 0.5, 0.01, 0.02]
-    adjusted = bench_dht.holm(ps)
+    adjusted = bench_dht_results.holm(ps)
     assert [round(x, 10) for x in adjusted] == [0.06, 0.5, 0.04, 0.06]
-    assert all(a >= p for a, p in zip(adjusted, ps)) and bench_dht.holm([0.9, 0.8]) == [1.0, 1.0]
-    assert bench_dht.holm([]) == []
+    assert all(a >= p for a, p in zip(adjusted, ps)) and bench_dht_results.holm([0.9, 0.8]) == [1.0, 1.0]
+    assert bench_dht_results.holm([]) == []
