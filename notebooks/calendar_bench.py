@@ -37,16 +37,16 @@ import pandas as pd
 from IPython.display import Image, display
 from scipy import stats
 
-from handofflab import bench_calendar, catalog, paths
+from handofflab import bench_calendar, bench_calendar_results, catalog, paths
 
 kinds = bench_calendar.list_kinds(catalog.load())
-DB = bench_calendar.DATABASE
+DB = bench_calendar_results.DATABASE
 
 
 def complete(raw):
     """None when `raw` is a whole run: every store, pool and spawn, five runs per point (on every core, at the
     paper's 64 threads at once: a --full run also has other cores and limits, which this notebook leaves aside)."""
-    raw = bench_calendar.on_all_cores(raw)
+    raw = bench_calendar_results.on_all_cores(raw)
     per_point = raw.groupby(["store", "threads", "n"]).size()
     if set(raw.store) != set(kinds) | {DB}:
         return f"stores {sorted(set(raw.store))}, not all of {sorted(set(kinds) | {DB})}"
@@ -64,7 +64,7 @@ if mine.exists():
     else:
         print(f"not using {paths.shown(mine)}: {why}")
 everything = pd.read_csv(source)
-raw = bench_calendar.on_all_cores(everything)   # one number of cores and one X: the points the paper's figures show
+raw = bench_calendar_results.on_all_cores(everything)   # one number of cores and one X: the points the paper's figures show
 assert complete(raw) is None
 print(f"reading {said}: {len(raw)} runs" + (f" ({len(everything) - len(raw)} more on fewer cores or at another "
                                             "number of threads, left aside here)" if len(everything) > len(raw) else ""))
@@ -106,7 +106,7 @@ assert kept == 1 and best_p == 0.1 and len(named) == 5 and len(knobs) == 6
 # SQLite's median at the same thread management and $n$, from the same run.
 
 # %%
-summary, tests = bench_calendar.analyze(raw)
+summary, tests = bench_calendar_results.analyze(raw)
 shown = summary[["store", "threads", "n", "ok_runs", "runs", "median_s", "q1_s", "q3_s", "ratio_to_db"]]
 print(shown.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
 failed = raw[raw.status != "ok"]
@@ -114,7 +114,7 @@ assert len(shown) == raw.groupby(["store", "threads", "n"]).ngroups
 assert (summary[summary.store == DB].ratio_to_db == 1).all()
 
 # %%
-figure = bench_calendar.times_figure(summary, [*kinds, DB])  # the figure `./lab bench calendar` saves
+figure = bench_calendar_results.times_figure(summary, [*kinds, DB])  # the figure `./lab bench calendar` saves
 png = io.BytesIO()
 figure.savefig(png, format="png", dpi=100)
 display(Image(png.getvalue()))
@@ -130,7 +130,7 @@ lists = tests[tests.claim.str.startswith("lists")]
 pools = tests[tests.claim.str.startswith("pool")]
 kit = summary[summary.store != DB]
 low, high = kit.ratio_to_db.min(), kit.ratio_to_db.max()
-print(f"1. Lists: Kruskal–Wallis over {', '.join(kinds)}: significant at α = {bench_calendar.ALPHA} "
+print(f"1. Lists: Kruskal–Wallis over {', '.join(kinds)}: significant at α = {bench_calendar_results.ALPHA} "
       f"in {int(lists.significant.sum())} of {len(lists)} settings "
       f"(p from {lists.p.min():.3f} to {lists.p.max():.3f}).")
 for t in pools.itertuples():
