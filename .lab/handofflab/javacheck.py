@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -231,8 +232,15 @@ def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> 
     # JVMs side by side were no faster on 2 cores (each already keeps both busy).
     seconds = max(STRESS_SECONDS[tier], v.handoff.stress_seconds)
     verdict = run_checker(checker, v.name, seconds)
-    if verdict["verdict"] == "incomplete":  # no trial finished: too busy a machine. Once more with twice the time,
-        verdict = run_checker(checker, v.name, 2 * seconds)  # as the grader does; then no verdict, said as such
+    if verdict["verdict"] == "incomplete":
+        # No trial finished: too busy a machine. Once more with twice the time, as the grader does; then no verdict,
+        # said as such, with how many cores other work kept busy meanwhile (stats' others_cores), which a caller
+        # holds to the grader's bar before it calls the run anything but unjudged.
+        before, started = toolchain.machine_cpu_seconds(), time.monotonic()
+        verdict = run_checker(checker, v.name, 2 * seconds)
+        wall, st, after = time.monotonic() - started, verdict["stats"], toolchain.machine_cpu_seconds()
+        if "process_cpu_s" in st and after and wall:
+            st["others_cores"] = max(0.0, after - before - st["process_cpu_s"]) / wall
     outcome = JavaOutcome(v.name, checker, v.expected(checker), verdict["verdict"], verdict["detail"],
                           float(verdict["stats"].get("seconds", 0)), verdict["stats"])
     lane = verdict_swimlane(verdict)

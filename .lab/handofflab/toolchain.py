@@ -81,6 +81,20 @@ def run_streaming(cmd: list[str], on_line, cpus: int | None = None) -> int:
     return proc.wait()
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds every core has spent busy since boot (/proc/stat: user, nice, system, irq, softirq, and
+    steal, time the host gave to other machines); 0 where there is no /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
+    except (OSError, ValueError):
+        return 0.0
+    return (user + nice + system + irq + softirq + steal) / _TICK
+
+
 def git(*args: str) -> str | None:
     """`git -C KIT ARGS`'s output, stripped; None outside a git clone (a kit unpacked from a zip)."""
     try:

@@ -2,6 +2,7 @@
 one: a hang or an endless loop is named sooner by the checkers themselves (JUnit's timeouts,
 the stress watchdog, Lincheck's limits); running out of a budget without a verdict is the
 machine's fault, so it is retried, then marked pending ("regrade"), never scored."""
+import os
 
 COMPILE_SECONDS = 60
 SERVER_SECONDS = 240            # the server lab's runs, a JVM each (3 x yours and the kit's on 2000 requests, yours on
@@ -18,6 +19,12 @@ STRESS_SECONDS = 3.0
 BUSY_CORES = 0.25               # a share of the machine's cores: other work that kept this much busy, on average, while a
                                 # stress run finished no trial, leaves its speed unjudged (a spinning class loses most:
                                 # 4 trials in 3 s quiet, none in 6 s beside a CI run's other workers)
+
+
+def too_busy(others_cores: float) -> bool:
+    """Whether other work kept BUSY_CORES of the machine's cores busy while a run ran (Run.others_cores, or a kit
+    check's stats): a verdict that depends on the run's speed is then not judged here ("not graded, regrade")."""
+    return others_cores >= BUSY_CORES * (os.cpu_count() or 1)
 # Every JVM that runs submitted code: a heap the machine can afford, no perf-data file in the
 # (read-only) /tmp, and temporary files in the submission's own folder.
 JVM_OPTIONS = "-Xmx1g -XX:-UsePerfData -Djava.io.tmpdir={work}/jvm-tmp"

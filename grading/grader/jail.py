@@ -39,6 +39,7 @@ from pathlib import Path
 
 from grader import budgets
 from handofflab import paths
+from handofflab.toolchain import machine_cpu_seconds
 
 # One uid per grading, from a range no account uses; the base moves with the grader's pid so that
 # two graders running at once (a batch in two shells) do not share one.
@@ -363,20 +364,6 @@ def _wait(proc: subprocess.Popen, timeout: float):
             return None
         time.sleep(min(delay, left))
         delay = min(2 * delay, 0.05)
-
-
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def machine_cpu_seconds() -> float:
-    """CPU seconds every core has spent busy since boot (/proc/stat: user, nice, system, irq, softirq, and
-    steal, time the host gave to other machines); 0 where there is no /proc/stat."""
-    try:
-        with open("/proc/stat") as f:
-            user, nice, system, _idle, _iowait, irq, softirq, steal = map(int, f.readline().split()[1:9])
-    except (OSError, ValueError):
-        return 0.0
-    return (user + nice + system + irq + softirq + steal) / _TICK
 
 
 class Jail:

@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 
+from grader import budgets
 from handofflab import book, catalog, javabuild, javacheck, paths, toolchain
 
 
@@ -35,6 +36,10 @@ def test_the_checker_gives_the_catalogued_verdict(variant, checker):
         pytest.skip(f"{checker} on {variant.java_class}: no verdict twice, its threads starved by other work on this "
                     f"machine (waited {o.stats.get('trial_runqueue_s', 0):.1f} s for a core against "
                     f"{o.stats.get('trial_cpu_s', 0):.1f} s on one): {o.detail}")
+    if o.got == "incomplete" and budgets.too_busy(o.stats.get("others_cores", 0)):  # the grader's other rule
+        pytest.skip(f"{checker} on {variant.java_class}: no verdict twice while other work kept "
+                    f"{o.stats['others_cores']:.1f} of the machine's cores busy (a CI run beside two busy loops once "
+                    f"left FastBuffer 13 069 handoffs in 6 s): {o.detail}")
     assert (o.got, o.detail) and o.got == o.expected, f"{checker} on {variant.java_class}: {o.got} ({o.detail})"
     if o.got != "pass":  # a catch leaves a swimlane with its steps
         lane = javacheck.Swimlane.from_json((javacheck.OUT / f"{variant.name}.{checker}.json").read_text())

@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.table import Table
 
 import grader
+from grader import budgets
 from handofflab import catalog as catalog_mod, javacheck, paths, toolchain, tracecheck
 from handofflab.console import LabError, bad, console, ok, progress
 
@@ -79,15 +80,15 @@ def run(runs: int, busy: int, only: str | None = None, rotate: int | None = None
                 for _ in range(runs):
                     got = _once(kind, a, b, cat)
                     for _ in range(REGRADES - 1):  # "not graded, regrade": as an instructor would
-                        if kind != "grade" or None not in got:
+                        if not _unjudged(got):
                             break
                         got = _once(kind, a, b, cat)
                     shown = str(got).replace("None", "pending")
                     seen[shown] = seen.get(shown, 0) + 1
                     if got == claim:
                         agreed += 1
-                    elif kind == "grade" and all(g is None or g == c for g, c in zip(got, claim)):
-                        pending += 1  # what it graded is the claim's; the rest it could not judge here
+                    elif got is None or kind == "grade" and all(g is None or g == c for g, c in zip(got, claim)):
+                        pending += 1  # what it judged is the claim's; the rest it could not judge here
                     bar.update(task, advance=1, description=f"{a} {b}: {agreed} agree")
                 rows.append({"kind": kind, "what": a, "how": b, "claim": str(claim), "agreed": agreed,
                              "pending": pending, "runs": runs, "seen": "; ".join(f"{k} x{n}" for k, n in seen.items())})
@@ -135,19 +136,29 @@ def _report(rows: list[dict], runs: int, busy: int, written: Path) -> int:
     else:
         ok(f"every claim held in every run it was judged in → {written}")
     if unjudged:  # said, never counted as held: the grader's "not graded, regrade", every regrade
-        bad(f"{len(unjudged)} claim(s) were not fully judged in some run: the grader said 'not graded, machine too "
-            f"busy' {REGRADES} times in a row ({', '.join(r['what'] + '/' + r['how'] for r in unjudged)}); "
-            "what it graded matched the claim. Run them again on a quieter machine")
+        bad(f"{len(unjudged)} claim(s) were not fully judged in some run: {REGRADES} times in a row the machine was "
+            "too busy (a grading's 'not graded, regrade', a check's no verdict by the grader's rules) "
+            f"({', '.join(r['what'] + '/' + r['how'] for r in unjudged)}); what was judged matched the claim. "
+            "Run them again on a quieter machine")
     print(f"verify-verdicts: {len(rows) - len(short) - len(unjudged)} passed, {len(short)} failed"
           + (f", {len(unjudged)} not fully judged (machine too busy)" if unjudged else ""))
     return 1 if short else 0
 
 
+def _unjudged(got) -> bool:
+    """A run the grader's rules call "not graded, regrade": a grading with a pending test, a check with no verdict."""
+    return got is None or isinstance(got, list) and None in got
+
+
 def _once(kind: str, a: str, b: str, cat):
+    """What one run gave: a Java check's verdict (None: no verdict twice, on a machine too busy for it, by the
+    grader's two rules), or a grading's marks (None for a pending test)."""
     if kind == "java":
         v = cat.variant(a)
         if b == "trace":  # one check: ten recorded runs, each judged by TLC
             return tracecheck.check_variant(v).verdict
-        return javacheck.run_checker(b, v.name, max(javacheck.STRESS_SECONDS["ci"], v.handoff.stress_seconds))["verdict"]
+        o = javacheck.check_pair(v, b)
+        unjudged = o.got == "incomplete" and (javacheck.starved(o.stats) or budgets.too_busy(o.stats.get("others_cores", 0)))
+        return None if unjudged else o.got
     g = grader.grade(a, sample_path(a, b), OUT / "last" / a / b)
     return [None if t.pending else t.score for t in g.tests]  # None: "not graded, regrade" (a busy machine)

@@ -147,7 +147,7 @@ def _no_verdict(checker: str, cls: str, like: catalog.Variant, profile: catalog.
             f"verdict, and so did the kit's own {like.java_class} checked the same way: the grading machine was too busy. "
             f"Your instructor will regrade.\n\n```text\n{run.output[-3000:]}\n```")
     others, cores = run.others_cores, os.cpu_count() or 1
-    if kit and others >= budgets.BUSY_CORES * cores:  # its speed was not all its own: not judged here
+    if kit and budgets.too_busy(others):  # its speed was not all its own: not judged here
         return {"pending": True}, (
             f"Not graded: the {checker} check finished no trial, twice (the second time with {2 * seconds:g} s): "
             f"{verdict['detail']}. While it ran, other work on the grading machine kept {others:.1f} of its {cores} "

@@ -182,7 +182,7 @@ def _efficiency(spec, result, b: _Bench, rubric) -> None:
         result.score = result.max_score
         result.output = (f"Passed: best efficiency {best:.3f}, {b.ratio:.2f} × the kit's best {baseline:.3f} in "
                          f"the same {n} rounds (≥ {target}).\n\n" + b.table)
-    elif (b.others >= budgets.BUSY_CORES * cores and b.cpu_ratio < SPIN_CPU and b.ratio >= FLOOR):
+    elif (budgets.too_busy(b.others) and b.cpu_ratio < SPIN_CPU and b.ratio >= FLOOR):
         result.pending = True
         result.output = (f"Not graded: best efficiency {best:.3f} is {b.ratio:.2f} × the kit's best {baseline:.3f} "
                          f"(< {target}), but while the runs ran, other work on the grading machine kept {b.others:.1f} "
