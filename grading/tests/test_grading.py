@@ -1,7 +1,6 @@
 """The grading layer: sample submissions get the marks they deserve, with
 feedback that teaches, in Gradescope's results.json format."""
 import os
-import re
 import zipfile
 from pathlib import Path
 
@@ -28,18 +27,6 @@ def grade(tmp_path, gradescope_results):
 
 def scores(g):
     return [t.score for t in g.tests]
-
-
-def test_the_starter_fails_both_hidden_tests_with_swimlanes(grade):
-    g, _, report = grade(paths.LABS / "buffer" / "starter")
-    assert scores(g) == verify.sample_marks()["buffer"]["starter"], g.report()
-    assert "your StudentBuffer under lincheck" in report and "never accepted" in report
-    assert "| # |" in report
-    # trace validation: the first call of a recorded run the design cannot explain. The `if` shows as a take
-    # returning null or as a put returning into a full buffer, whichever the run happened to do first
-    # (a busy CI run got the put); the mark is the same either way.
-    assert "your StudentBuffer under trace" in report
-    assert re.search(r"`(take\(\) returns null|put\(\d+\) returns)  ← the design cannot do this`", report), report
 
 
 @pytest.mark.full("a whole grading of one more buffer (the batch grades if_in_put in the default tier)", seconds=16)

@@ -116,6 +116,10 @@ def _student(copy: Path, in_copy, name: str, work: str, results: Path) -> Path:
     got, most = sum(m for m, _ in public), sum(p for _, p in public)
     assert checked.returncode == (0 if got == most else 1), checked.stdout + checked.stderr
     assert f"{got:g} / {most:g} public points" in checked.stdout, checked.stdout
+    for mark, t in zip(verify.sample_marks()["buffer"][work], tests):  # each public check judged, by name
+        if not t.hidden:
+            assert f"{'pass' if mark == t.points else 'FAIL'} {t.name}" in checked.stdout, checked.stdout
+    assert "instructor grades" in checked.stdout, checked.stdout  # the copy has no ./lab grade to point to
     hint = in_copy(copy, "hint", "buffer", results=results / name)
     assert hint.returncode == 0 and "Hint 1 of" in hint.stdout
     handed_in = results / "handed-in" / f"{name}.zip"
@@ -163,6 +167,20 @@ def test_a_term_from_release_to_the_gradebook(term):
     for name, work in STUDENTS.items():
         marks = [float(rows[f"{name}.zip"][t.name]) for t in rubric.tests]
         assert marks == expected[work], (name, (batch / f"{name}.zip" / "report.md").read_text())
+
+
+def test_the_starter_fails_both_hidden_tests_with_swimlanes(term):
+    """Ada hands in the starter: her report shows why each hidden test failed (the gradebook's grading of it is
+    the default tier's only grading of the starter)."""
+    _, _, batch = term
+    report = (batch / "ada.zip" / "report.md").read_text()
+    assert "your StudentBuffer under lincheck" in report and "never accepted" in report
+    assert "| # |" in report
+    # trace validation: the first call of a recorded run the design cannot explain. The `if` shows as a take
+    # returning null or as a put returning into a full buffer, whichever the run happened to do first
+    # (a busy CI run got the put); the mark is the same either way.
+    assert "your StudentBuffer under trace" in report
+    assert re.search(r"`(take\(\) returns null|put\(\d+\) returns)  ← the design cannot do this`", report), report
 
 
 @pytest.mark.full("setup.sh builds the zip's own .venv and Java from the registries, then grades four times", seconds=120)
