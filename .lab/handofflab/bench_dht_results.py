@@ -283,7 +283,6 @@ def analyze_scatter(sc):
     """Per matrix: the median barrier time per non-zero of each implementation, their ratio (the kit's
     table over send/receive) and the paper's; and Spearman's rank correlation of each ratio with the
     number of non-zeros (the paper's caption: the threads' relative cost falls as the matrix grows)."""
-    import pandas as pd
     from scipy import stats
 
     med = sc.pivot_table(index=["matrix", "source", "nonzeros", "rows", "longest_row"], columns="impl",

@@ -183,7 +183,7 @@ def summarize(rows: list[dict], partial: bool = False, mode: str = "quick"):
     others = df[(df["impl"] != BASELINE) & df["ratio_to_abq"].notna()]
     iterations = int(df["samples"].max()) if df["samples"].notna().any() else 0
     wide = int((others["ratio_error_pct"].isna() | (others["ratio_error_pct"] > 10)).sum())
-    lines += [] if others.empty else ["", f"± after a ratio: its 99.9 % interval, from JMH's interval of each score (the two relative errors "
+    lines += [] if others.empty else ["", "± after a ratio: its 99.9 % interval, from JMH's interval of each score (the two relative errors "
               "added in quadrature; ± ? where one score had a single iteration). "
               + (f"**{wide} of {len(others)} ratios are wider than ±10 %**: with {iterations} "
                  "measured iterations per point, read them as a direction, not a figure, and "

@@ -94,7 +94,7 @@ def check_front_door(readme: Path = paths.ROOT / "README.md", drawn: Path = path
 def build(refresh: bool = False) -> Path:
     generate(refresh)
     check_front_door()
-    katex = toolchain.mdbook_katex()
+    toolchain.mdbook_katex()  # the preprocessor book.toml names: installed before mdbook runs it
     dist = toolchain.katex_assets()
     if KATEX_DIR.exists():
         shutil.rmtree(KATEX_DIR)

@@ -91,7 +91,7 @@ def _alt_texts(nb, md: str) -> str:
             if "image/png" in out.get("data", {}):
                 alt = "; ".join(x for x in (heading, sentence) if x) or "a plot of the results above"
                 alt = re.sub(r"[\[\]$`*_]", "", alt)[:200]  # plain words: no markdown, no math
-                md = md.replace(f"![png](generated/notebooks/", f"![Figure: {alt}](generated/notebooks/", 1) \
+                md = md.replace("![png](generated/notebooks/", f"![Figure: {alt}](generated/notebooks/", 1) \
                     if f"output_{i}_{j}.png" in md else md
     return md
 

@@ -174,7 +174,7 @@ def judge(trace_spec: str, log: list[dict], capacity: int, folder: Path) -> tupl
         return True, len(log) + 1
     if "Model checking completed. No error has been found" in out:
         return False, furthest
-    raise LabError(f"TLC could not judge the trace:\n" + "\n".join(out.strip().splitlines()[-15:]),
+    raise LabError("TLC could not judge the trace:\n" + "\n".join(out.strip().splitlines()[-15:]),
                    f"check specs/{trace_spec}.tla (./lab check trace runs TLC on it with each recorded run)")
 
 
