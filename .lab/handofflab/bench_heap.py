@@ -11,7 +11,6 @@ import csv
 import re
 import shutil
 import signal
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,11 +58,12 @@ def run(design: str = "SharedBuffer", rounds: int = 8, per_round: int = 50_000) 
     with bench_shared.alone("bench heap"):
         OUT.mkdir(parents=True, exist_ok=True)
         heading(f"bench heap: {design}, {rounds} rounds x {per_round} requests; a class histogram after each")
-        server = subprocess.Popen(servers.java_command("handofflab.servers.ServerMain",
-                                                       [design, "--port", "0", "--delay-ms", "0", "--workers", "8"]),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         rows = []
-        try:
+        # At the end the server is stopped as Ctrl-C stops it (SIGTERM, then time to drain), and killed only past that.
+        with toolchain.run_beside([servers.java_command("handofflab.servers.ServerMain",
+                                                        [design, "--port", "0", "--delay-ms", "0", "--workers", "8"])],
+                                  "the server under load", "install a JDK 17 (`./lab doctor` checks the tools)",
+                                  stop=signal.SIGTERM, grace=120) as (server,):
             first = server.stdout.readline()
             if "127.0.0.1:" not in first:
                 raise LabError(f"the server did not start: {first}{server.stderr.read()[-2000:]}", f"try `./lab serve {design}`")
@@ -82,12 +82,6 @@ def run(design: str = "SharedBuffer", rounds: int = 8, per_round: int = 50_000) 
                     rows.append({"round": r, "requests": served, "live_bytes": h.live_bytes, "longs": h.longs})
                     info(f"  round {r}/{rounds}: {served:>9,} requests served, live heap {h.live_bytes / 2**20:7.1f} MiB "
                          f"({h.live_bytes / rows[0]['live_bytes']:.2f} x round 1), {h.longs:,} Longs")
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.communicate(timeout=120)
-            except subprocess.TimeoutExpired:
-                server.kill()
         return _report(design, rows)
 
 

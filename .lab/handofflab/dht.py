@@ -10,7 +10,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from handofflab import javabuild
+from handofflab import javabuild, toolchain
 from handofflab.console import LabError
 
 PATTERNS = ("n-n", "1-n", "n-1")
@@ -105,20 +105,17 @@ def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what
     error naming each process that failed; a port another program took meanwhile is chosen again."""
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
         peers = ",".join(f"127.0.0.1:{port}" for port in free_ports(p))
-        procs = [subprocess.Popen(["java", "-Xmx512m", *jvm, "-cp", cp, main, "--id", str(i), "--peers", peers, *args],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(p)]
-        deadline = time.monotonic() + timeout
-        outs = []
-        try:
-            for proc in procs:
-                out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
-                outs.append((proc.returncode, out, err))
-        except subprocess.TimeoutExpired:
-            raise LabError(f"{what} ran past {timeout:.0f} s",
-                           "run it smaller, or look for a process that hangs (jstack its pid)")
-        finally:
-            for proc in procs:
-                proc.kill()
+        cmds = [["java", "-Xmx512m", *jvm, "-cp", cp, main, "--id", str(i), "--peers", peers, *args] for i in range(p)]
+        with toolchain.run_beside(cmds, what, "install a JDK 17 (`./lab doctor` checks the tools)") as procs:
+            deadline = time.monotonic() + timeout
+            outs = []
+            try:
+                for proc in procs:
+                    out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+                    outs.append((proc.returncode, out, err))
+            except subprocess.TimeoutExpired:
+                raise LabError(f"{what} ran past {timeout:.0f} s",
+                               "run it smaller, or look for a process that hangs (jstack its pid)")
         if any("cannot listen on" in err or "Address already in use" in err for _, _, err in outs) and attempt < 2:
             continue
         failed = [f"process {i} exit {code}: " + (_wrong(out) if code == 1 and out.strip() else (err.strip().splitlines() or [""])[-1])

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from handofflab import paths
@@ -35,10 +36,7 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
     the last lines; without, the caller reads the exit code (TLC's says what it found).
     A JVM gets a temporary folder of its own, removed when it ends: Lincheck leaves a jar there
     at each run and JPF its listener, thousands of files a day in the machine's /tmp otherwise."""
-    jvm = bool(cmd) and cmd[0] == "java"
-    with tempfile.TemporaryDirectory(prefix="handofflab-jvm-") if jvm else contextlib.nullcontext() as own_tmp:
-        if jvm:
-            cmd = [cmd[0], f"-Djava.io.tmpdir={own_tmp}", *cmd[1:]]
+    with _jvm_tmp([cmd]) as (cmd,):
         try:
             proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=text, timeout=timeout)
         except FileNotFoundError:
@@ -51,6 +49,44 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
         tail = "\n".join(said.strip().splitlines()[-15:])
         raise LabError(f"{what} failed (exit {proc.returncode}):\n{tail}", fix)
     return proc
+
+
+@contextlib.contextmanager
+def _jvm_tmp(cmds: list[list[str]]):
+    """The commands, each JVM given a temporary folder of its own that is removed when the block ends."""
+    with contextlib.ExitStack() as stack:
+        yield [[cmd[0], f"-Djava.io.tmpdir={stack.enter_context(tempfile.TemporaryDirectory(prefix='handofflab-jvm-'))}",
+                *cmd[1:]] if cmd and cmd[0] == "java" else cmd for cmd in cmds]
+
+
+@contextlib.contextmanager
+def run_beside(cmds: list[list[str]], what: str, fix: str, capture: bool = True,
+               stop: signal.Signals = signal.SIGKILL, grace: float = 0):
+    """Programs that run beside the kit's own work for the length of a block (a server under load, a DHT's
+    processes, busy loops), all started at its start; the block gets their Popens, output piped as text with
+    `capture`, the terminal's without. However the block ends, each is sent `stop`, given `grace` seconds
+    to end, then killed, and reaped: none outlives it. A missing tool is an error naming `what` and the `fix`."""
+    procs: list[subprocess.Popen] = []
+    pipe = subprocess.PIPE if capture else None
+    with _jvm_tmp(cmds) as cmds:
+        try:
+            for cmd in cmds:
+                try:
+                    procs.append(subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True))
+                except FileNotFoundError:
+                    raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
+            yield procs
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.send_signal(stop)
+            deadline = time.monotonic() + grace
+            for proc in procs:
+                try:  # communicate, not wait: a program that writes while it stops must not fill its pipe
+                    proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.communicate()
 
 
 def run_foreground(cmd: list[str], env: dict | None = None, cwd: Path | None = None) -> int:

@@ -2,6 +2,7 @@
 and `./lab doctor` lists every tool."""
 import os
 import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -160,3 +161,21 @@ def test_a_new_clone_installs_mdbook_katex_from_the_machines_cargo_build(tmp_pat
     (cmd, env), = seen
     assert cmd[:3] == ["cargo", "install", "mdbook-katex"] and str(tmp_path / "cargo") in cmd
     assert env["CARGO_TARGET_DIR"] == str(toolchain.CARGO_BUILD) and not toolchain.CARGO_BUILD.is_relative_to(paths.ROOT)
+
+
+def test_programs_run_beside_a_block_end_with_it_however_it_ends():
+    import signal
+    from handofflab import toolchain
+    from handofflab.console import LabError
+    stubborn = [sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                                      "print('up', flush=True)\ntime.sleep(600)"]
+    with pytest.raises(RuntimeError):
+        with toolchain.run_beside([stubborn, [sys.executable, "-c", "import time; time.sleep(600)"]], "two sleepers",
+                                  "none", stop=signal.SIGTERM, grace=1) as procs:
+            assert procs[0].stdout.readline() == "up\n"
+            raise RuntimeError("the block failed")
+    # the one that ignores SIGTERM was killed after its grace, the other ended at SIGTERM
+    assert [p.returncode for p in procs] == [-signal.SIGKILL, -signal.SIGTERM]
+    with pytest.raises(LabError, match="the missing one: `no-such-tool-here` is not installed"):
+        with toolchain.run_beside([["no-such-tool-here"]], "the missing one", "install it"):
+            pass

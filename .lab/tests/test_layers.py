@@ -68,3 +68,23 @@ def test_an_import_against_the_direction_breaks_a_contract(tmp_path, module, lin
     run = _lint(_tree_with(tmp_path, module, line))
     assert run.returncode != 0 and "BROKEN" in run.stdout, run.stdout + run.stderr
     assert broken in run.stdout, run.stdout
+
+
+# The two ways the kit starts a program: toolchain's runners (run, run_beside, run_foreground, run_streaming)
+# for its tools, the jail's for submitted code. Each names a missing tool and leaves no process behind.
+RUNNERS = {"handofflab/toolchain.py", "grader/jail.py"}
+
+
+def test_programs_are_started_by_the_kits_runners_only():
+    import ast
+    started = []
+    for package in (paths.ROOT / ".lab" / "handofflab", paths.ROOT / "grading" / "grader"):
+        for module in package.rglob("*.py"):
+            if "tests" in module.parts or str(module.relative_to(package.parent)) in RUNNERS:
+                continue
+            for node in ast.walk(ast.parse(module.read_text())):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("subprocess", "os") \
+                        and node.attr in ("run", "Popen", "call", "check_call", "check_output", "system", "popen",
+                                          "execv", "execvp", "spawnv"):
+                    started.append(f"{module.relative_to(paths.ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
+    assert not started, "start these through handofflab.toolchain's runners:\n" + "\n".join(started)

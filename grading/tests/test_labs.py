@@ -611,7 +611,7 @@ def test_verify_verdicts_leaves_no_busy_loop_when_it_is_killed():
     import sys
     import time
     parent = subprocess.Popen([sys.executable, "-c", "import time\nfrom handofflab.commands import verify\n"
-                               "print(verify._busy(1)[0].pid, flush=True)\ntime.sleep(120)"],
+                               "with verify._busy(1) as loops:\n    print(loops[0].pid, flush=True)\n    time.sleep(120)"],
                               stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     pid = int(parent.stdout.readline())
     state = lambda: (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]  # noqa: E731

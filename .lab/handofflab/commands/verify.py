@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import os
 import re
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -38,11 +37,13 @@ def sample_path(lab: str, name: str) -> Path:
     return paths.LABS / lab / "starter" if name == "starter" else EXPECTED.parent / lab / name
 
 
-def _busy(k: int) -> list[subprocess.Popen]:
-    """K busy loops, each ending when this process does: a verify-verdicts killed mid-run (no `finally`
-    runs) leaves none. The parent's pid is given, not read by the loop, which may start after it died."""
+def _busy(k: int):
+    """K busy loops for the length of a block, each also ending when this process does: a verify-verdicts
+    killed mid-run (no `finally` runs) leaves none. The parent's pid is given, not read by the loop, which
+    may start after it died."""
     loop = f"import os\nwhile os.getppid() == {os.getpid()}: pass"
-    return [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(k)]
+    return toolchain.run_beside([[sys.executable, "-c", loop]] * k, "the busy loops", "run ./lab with the kit's Python",
+                                capture=False)
 
 
 def rotation(pairs: list, k: int, seed: str) -> list:
@@ -68,35 +69,31 @@ def run(runs: int, busy: int, only: str | None = None, rotate: int | None = None
     written = OUT / (f"verdicts-{re.sub(r'[^A-Za-z0-9_-]', '_', only)}.csv" if only
                      else "verdicts-rotation.csv" if rotate else "verdicts.csv")
     fields = ["kind", "what", "how", "claim", "agreed", "pending", "runs", "seen"]
-    rows, loops = [], _busy(busy)
-    try:
-        with progress() as bar, written.open("w", newline="") as f:
-            w = csv.DictWriter(f, fields)
-            w.writeheader()
-            task = bar.add_task(f"verifying {len(pairs)} claims, {runs} runs each, {busy} busy loop(s)",
-                                total=len(pairs) * runs)
-            for kind, a, b, claim in pairs:
-                agreed, pending, seen = 0, 0, {}
-                for _ in range(runs):
+    rows = []
+    with _busy(busy), progress() as bar, written.open("w", newline="") as f:
+        w = csv.DictWriter(f, fields)
+        w.writeheader()
+        task = bar.add_task(f"verifying {len(pairs)} claims, {runs} runs each, {busy} busy loop(s)",
+                            total=len(pairs) * runs)
+        for kind, a, b, claim in pairs:
+            agreed, pending, seen = 0, 0, {}
+            for _ in range(runs):
+                got = _once(kind, a, b, cat)
+                for _ in range(REGRADES - 1):  # "not graded, regrade": as an instructor would
+                    if not _unjudged(got):
+                        break
                     got = _once(kind, a, b, cat)
-                    for _ in range(REGRADES - 1):  # "not graded, regrade": as an instructor would
-                        if not _unjudged(got):
-                            break
-                        got = _once(kind, a, b, cat)
-                    shown = str(got).replace("None", "pending")
-                    seen[shown] = seen.get(shown, 0) + 1
-                    if got == claim:
-                        agreed += 1
-                    elif got is None or kind == "grade" and all(g is None or g == c for g, c in zip(got, claim)):
-                        pending += 1  # what it judged is the claim's; the rest it could not judge here
-                    bar.update(task, advance=1, description=f"{a} {b}: {agreed} agree")
-                rows.append({"kind": kind, "what": a, "how": b, "claim": str(claim), "agreed": agreed,
-                             "pending": pending, "runs": runs, "seen": "; ".join(f"{k} x{n}" for k, n in seen.items())})
-                w.writerow(rows[-1])
-                f.flush()  # a verification stopped half way (hours, for every sample) keeps each pair it finished
-    finally:
-        for loop in loops:
-            loop.kill()
+                shown = str(got).replace("None", "pending")
+                seen[shown] = seen.get(shown, 0) + 1
+                if got == claim:
+                    agreed += 1
+                elif got is None or kind == "grade" and all(g is None or g == c for g, c in zip(got, claim)):
+                    pending += 1  # what it judged is the claim's; the rest it could not judge here
+                bar.update(task, advance=1, description=f"{a} {b}: {agreed} agree")
+            rows.append({"kind": kind, "what": a, "how": b, "claim": str(claim), "agreed": agreed,
+                         "pending": pending, "runs": runs, "seen": "; ".join(f"{k} x{n}" for k, n in seen.items())})
+            w.writerow(rows[-1])
+            f.flush()  # a verification stopped half way (hours, for every sample) keeps each pair it finished
     return _report(rows, runs, busy, written)
 
 
