@@ -8,7 +8,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from grader import allowlist, budgets
+from grader import allowlist, budgets, classfiles
 from grader.jail import Jail, MalformedReport, read_report
 from grader.rubric import Rubric
 from handofflab import javabuild, paths, tlc
@@ -146,9 +146,9 @@ def compile_java(source: Path, classes: Path, jail: Jail, rubric: Rubric) -> str
 LISTING = "javap.txt"
 
 
-def read_listing(tmp: Path) -> list[allowlist.ClassFile]:
+def read_listing(tmp: Path) -> list[classfiles.ClassFile]:
     """The submitted classes as the API check's listing shows them (MalformedReport if it cannot be read)."""
-    return allowlist.parse_javap(read_report(tmp / LISTING))
+    return classfiles.parse_javap(read_report(tmp / LISTING))
 
 
 def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
@@ -162,7 +162,7 @@ def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
         text = read_report(listing)
     except MalformedReport as e:
         text = f"({e})"
-    parsed = allowlist.parse_javap(text)
+    parsed = classfiles.parse_javap(text)
     if run.returncode != 0 or len(parsed) != len(files):
         return ("Your compiled classes could not be read back by `javap`:\n\n```text\n"
                 + (run.output or text)[-2000:] + "\n```")
@@ -193,7 +193,7 @@ def _listed(names: tuple[str, ...]) -> str:
     return ", ".join(f"`{n}`" for n in names[:-1]) + (" and " if len(names) > 1 else "") + f"`{names[-1]}`"
 
 
-def _kit_methods_declared(parsed: list[allowlist.ClassFile], rubric: Rubric) -> list[str]:
+def _kit_methods_declared(parsed: list[classfiles.ClassFile], rubric: Rubric) -> list[str]:
     """A class that extends the kit's (the calendar's store, the database) writes only the lab's methods: any
     other method it makes visible could answer for the kit's, which the checkers read (problems(), group()).
     The kit makes those final; this names any that a later kit leaves open, and any new one."""

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from grader import allowlist
+from grader import allowlist, classfiles
 
 # each allowed member -> a statement that uses it (inside a method with `Object o` and `Thread t` in scope)
 ALLOWED = {
@@ -67,7 +67,7 @@ DENIED = {
 }
 
 
-def _probes(folder, classes: dict[str, list[str]]) -> dict[str, list[allowlist.ClassFile]]:
+def _probes(folder, classes: dict[str, list[str]]) -> dict[str, list[classfiles.ClassFile]]:
     """Each probe class (name -> its statements), compiled by one javac and listed by one javap (a JVM each for the
     lot: a javac and a javap per probe were 24 CPU seconds of the default tier), as the allow-list reads them."""
     sources = []
@@ -84,13 +84,13 @@ def _probes(folder, classes: dict[str, list[str]]) -> dict[str, list[allowlist.C
     classes_dir = folder / "classes" / "probe"
     listing = subprocess.run(["javap", "-v", "-p", *(str(classes_dir / f"{name}.class") for name in classes)],
                              check=True, capture_output=True, text=True).stdout
-    parsed = allowlist.parse_javap(listing)  # several classes in one listing, each under its own header
+    parsed = classfiles.parse_javap(listing)  # several classes in one listing, each under its own header
     by_name = {name: [c for c in parsed if c.name == f"probe/{name}"] for name in classes}
     assert all(len(found) == 1 for found in by_name.values()), {n: len(f) for n, f in by_name.items()}
     return by_name
 
 
-def _probe(tmp_path, name: str, statements) -> list[allowlist.ClassFile]:
+def _probe(tmp_path, name: str, statements) -> list[classfiles.ClassFile]:
     return _probes(tmp_path, {name: list(statements)})[name]
 
 

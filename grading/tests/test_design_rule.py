@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 import grader
-from grader import allowlist
+from grader import classfiles
 from grader.kinds.design import _locks_over
 from handofflab import javabuild
 
@@ -43,7 +43,7 @@ def shapes(tmp_path_factory):
                    check=True, capture_output=True, text=True)
     listing = subprocess.run(["javap", "-v", "-p", str(tmp / "handofflab" / "labs" / "pht" / "Shapes.class")],
                              check=True, capture_output=True, text=True).stdout
-    return allowlist.parse_javap(listing)
+    return classfiles.parse_javap(listing)
 
 
 @pytest.mark.parametrize("method", COVERED + FREE)

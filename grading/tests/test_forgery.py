@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import grader
-from grader import allowlist, jail
+from grader import allowlist, classfiles, jail
 from handofflab import javacheck, paths
 from handofflab.console import LabError
 
@@ -119,7 +119,7 @@ def test_a_method_beside_the_labs_own_is_refused_by_name_and_a_private_helper_is
     extra = "\n    public int entities() {\n        return groupIds().size();\n    }\n"
     g = grader.grade("database", _with_methods("database", "StudentDatabase.java", extra, tmp_path), tmp_path / "out")
     assert g.score == 0 and "the method `entities`" in g.problem and "makes its helpers private" in g.problem, g.problem
-    listing = allowlist.parse_javap("\n".join([
+    listing = classfiles.parse_javap("\n".join([
         "Classfile /x/StudentDatabase.class", "  this_class: #1   // handofflab/labs/database/StudentDatabase",
         "  super_class: #2  // handofflab/calendar/DatabaseFolders",
         "  private int helper(int);", "  public handofflab.calendar.Events$Outcome join(int, int) throws java.io.IOException;",
@@ -147,7 +147,7 @@ def test_a_unicode_escape_does_not_hide_a_call_from_the_bytecode_check(tmp_path)
 
 
 def test_the_allow_list_names_each_reference_and_lets_a_textbook_handoff_through(tmp_path):
-    classes = [allowlist.ClassFile("A.class", "a/A", "java/lang/Thread", ["java/lang/Thread", "java/io/File"],
+    classes = [classfiles.ClassFile("A.class", "a/A", "java/lang/Thread", ["java/lang/Thread", "java/io/File"],
                                    [("java/lang/System", "exit"), ("java/lang/Object", "wait"),
                                     ("java/util/concurrent/locks/ReentrantLock", "lock"),
                                     ("java/lang/RuntimeException", "getStackTrace"), ("a/A", "run")])]
@@ -168,7 +168,7 @@ def test_a_lab_rule_is_named_as_the_labs_and_an_unused_import_is_no_use(tmp_path
     classes = tmp_path / "c"
     classes.mkdir()
     profile = allowlist.load("handoff", ("java/util/concurrent/",))
-    used = [allowlist.ClassFile("S.class", "s/S", "java/lang/Object", ["java/util/concurrent/ArrayBlockingQueue"], [])]
+    used = [classfiles.ClassFile("S.class", "s/S", "java/lang/Object", ["java/util/concurrent/ArrayBlockingQueue"], [])]
     assert "this lab asks you to build it without `java.util.concurrent.`" in allowlist.violations(used, profile)[0]
 
 
