@@ -37,7 +37,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import budgets
+from grader import budgets, cgroups
 from handofflab import paths
 from handofflab.toolchain import machine_cpu_seconds
 
@@ -98,9 +98,9 @@ class Run:
         return max(0.0, self.machine_cpu_s - self.cpu_s) / self.seconds
 
 
-def _limits(cpu_seconds: int, memory_bytes: int, cgroups: list[Path]):
+def _limits(cpu_seconds: int, memory_bytes: int, groups: list[Path]):
     def apply():
-        for group in cgroups:  # before exec: the run and everything it starts count against the group
+        for group in groups:  # before exec: the run and everything it starts count against the group
             (group / "cgroup.procs").write_text(str(os.getpid()))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -113,71 +113,7 @@ MASKED = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
 STAGE = Path("/run")    # masked last: where the folders to keep wait while the others are emptied
 
 
-class _CGroups:
-    """One cgroup per run in each writable v1 hierarchy (memory, pids, and cpuacct to count its CPU time) or in
-    v2: total memory, tasks and CPU time of the run, all its processes together, those it left behind too. Empty
-    where the host does not allow it (a container without write access to /sys/fs/cgroup): then the per-process
-    limits remain, and its CPU time is what wait4 reports."""
-    ROOT = Path("/sys/fs/cgroup")
-
-    def __init__(self, name: str):
-        self.groups: list[Path] = []
-        self.usage: Path | None = None  # the file that counts the run's CPU time
-        limits = {"memory": ("memory.limit_in_bytes", str(budgets.MEMORY_TOTAL)), "pids": ("pids.max", str(budgets.NPROC))}
-        unified = self.ROOT / "cgroup.controllers"
-        try:
-            if unified.exists():
-                group = self.ROOT / name
-                group.mkdir()
-                self.groups.append(group)
-                (group / "memory.max").write_text(str(budgets.MEMORY_TOTAL))
-                (group / "pids.max").write_text(str(budgets.NPROC))
-                self.usage = group / "cpu.stat"
-                return
-            for controller, (knob, value) in limits.items():
-                group = self.ROOT / controller / name
-                group.mkdir()
-                self.groups.append(group)
-                (group / knob).write_text(value)
-        except OSError:
-            self.close()
-            return
-        try:  # counting only: a host without the hierarchy still gets the limits
-            group = self.ROOT / "cpuacct" / name
-            group.mkdir()
-            self.groups.append(group)
-            self.usage = group / "cpuacct.usage"
-        except OSError:
-            pass
-
-    def cpu_seconds(self) -> float | None:
-        """The CPU time every process of the run has used, or None where it is not counted."""
-        try:
-            text = self.usage.read_text() if self.usage else ""
-        except OSError:
-            return None
-        if self.usage and self.usage.name == "cpu.stat":  # v2: "usage_usec N" among its lines
-            return next((int(line.split()[1]) / 1e6 for line in text.splitlines() if line.startswith("usage_usec ")),
-                        None)
-        return int(text) / 1e9 if text.strip().isdigit() else None
-
-    def close(self) -> None:
-        for group in self.groups:
-            try:
-                group.rmdir()
-            except OSError:
-                pass
-        self.groups, self.usage = [], None
-
-
-def _cgroups_available() -> bool:
-    probe = _CGroups(f"handofflab-probe-{os.getpid()}")
-    ok = bool(probe.groups)
-    probe.close()
-    return ok
-
-
-CGROUPS = ISOLATION == "full" and _cgroups_available()
+CGROUPS = ISOLATION == "full" and cgroups.available()
 
 
 def _jailed_command(cmd: list[str], work: Path, hide: list[Path], uid: int) -> list[str]:
@@ -293,7 +229,7 @@ def run(cmd: list[str], timeout: float, cwd: str | None = None, env: dict | None
         hide: tuple[Path, ...] = (), stdin: str | None = None, uid: int | None = None) -> Run:
     """Run cmd in a new session (jailed in `work` as `uid` where ISOLATION is full); at the time
     limit kill its whole process group. `stdin`: text written to its standard input."""
-    groups = _CGroups(f"handofflab-{os.getpid()}-{next(_RUNS)}") if work is not None and ISOLATION == "full" else None
+    groups = cgroups.CGroups(f"handofflab-{os.getpid()}-{next(_RUNS)}") if work is not None and ISOLATION == "full" else None
     if work is not None and ISOLATION == "full":
         cmd = _jailed_command(cmd, work, list(hide), uid if uid is not None else new_uid())
     try:
@@ -310,11 +246,11 @@ def run(cmd: list[str], timeout: float, cwd: str | None = None, env: dict | None
 _RUNS = itertools.count()
 
 
-def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, cgroups) -> Run:
+def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups) -> Run:
     start, machine_before = time.monotonic(), machine_cpu_seconds()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, start_new_session=True,
-                            preexec_fn=_limits(cpu_seconds, memory_bytes, cgroups))
+                            preexec_fn=_limits(cpu_seconds, memory_bytes, groups))
     if stdin is not None:
         try:
             proc.stdin.write(stdin.encode())
