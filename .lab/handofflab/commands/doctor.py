@@ -26,7 +26,18 @@ class ToolStatus:
 
 
 def doctor() -> list[ToolStatus]:
-    """Every tool the kit uses, its version here, and the exact fix."""
+    """Every tool the kit uses, its version here, and the exact fix; then the grader's walls. In a student
+    copy, only the rows the copy needs (studentcopy.DOCTOR_ROWS), TLC's fetched on first use."""
+    rows = _tools() + _walls()
+    if studentcopy.student_copy() is not None:
+        rows = [r for r in rows if r.name in studentcopy.DOCTOR_ROWS]
+        for r in rows:
+            if r.name == "TLC" and not r.version:
+                r.ok, r.optional, r.fix = True, True, "fetched on first use, or now: ./lab check specs NotifyBuffer"
+    return rows
+
+
+def _tools() -> list[ToolStatus]:
     rows = []
     jv = toolchain.version_of(["java", "-version"], r'version "([^"]+)"')
     rows.append(ToolStatus("java", "JDK ≥ 17: the Java layer, TLC", jv,
@@ -63,6 +74,12 @@ def doctor() -> list[ToolStatus]:
     jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
     rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,
                            toolchain.JPF_HOWTO if not jpf_ok else "", True))
+    return rows
+
+
+def _walls() -> list[ToolStatus]:
+    """The jail's isolation here, and whether the uid of a grading can read the kit's built classes."""
+    rows = []
     full = jail.ISOLATION == "full"
     rows.append(ToolStatus("grader sandbox", "network, PID, IPC, mount and uid isolation of submissions",
                            ("namespaces + a uid per grading" + (" + cgroup limits" if jail.CGROUPS else
@@ -79,11 +96,6 @@ def doctor() -> list[ToolStatus]:
                                None if private else "java/ and ~/.m2 readable by all", not private,
                                "" if not private else "cannot read " + "; ".join(private[:2]) + ". Fix: " +
                                jail.PRIVATE_KIT_FIX))
-    if studentcopy.student_copy() is not None:  # only what a copy needs: studentcopy.DOCTOR_ROWS
-        rows = [r for r in rows if r.name in studentcopy.DOCTOR_ROWS]
-        for r in rows:
-            if r.name == "TLC" and not r.version:
-                r.ok, r.optional, r.fix = True, True, "fetched on first use, or now: ./lab check specs NotifyBuffer"
     return rows
 
 

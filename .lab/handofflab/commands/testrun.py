@@ -200,16 +200,7 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     reports.mkdir(parents=True)
     before = _snapshot(paths.RESULTS)
     junit_full = tiers.junit_units()  # read once: the tier of each JUnit case, and the rotation's units
-    chosen: list[tiers.Unit] = []
-    slice_line = None
-    if tier == "slice":
-        units = junit_full + tiers.pytest_units()
-        i, k, chosen = tiers.rotation(units, tiers.commit_count())
-        slice_line = (f"slice {i + 1} of {k} of the full tier (chosen by the commit's count), "
-                      f"{sum(u.seconds for u in chosen):.0f} s on 2 quiet cores: "
-                      + ", ".join(u.name for u in chosen))
-        heading("CI's rotation: this commit's slice of the full tier")
-        print(slice_line, flush=True)
+    chosen, slice_line = _slice(junit_full) if tier == "slice" else ([], None)
     phases = {}
     installing = time.monotonic()
     toolchain.install()  # a fresh clone's first installs, before any test: a test's time is its own
@@ -227,6 +218,23 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     summary = _summary(cases, phases, tier, slice_line)
     (reports / "summary.txt").write_text("\n".join(summary) + "\n")
     print("\n".join(summary))
+    return _outcome(cases, reports, tier, results)
+
+
+def _slice(junit_full: list[tiers.Unit]) -> tuple[list[tiers.Unit], str]:
+    """CI's rotation: the commit's slice of the full tier, and the line that names it."""
+    units = junit_full + tiers.pytest_units()
+    i, k, chosen = tiers.rotation(units, tiers.commit_count())
+    line = (f"slice {i + 1} of {k} of the full tier (chosen by the commit's count), "
+            f"{sum(u.seconds for u in chosen):.0f} s on 2 quiet cores: " + ", ".join(u.name for u in chosen))
+    heading("CI's rotation: this commit's slice of the full tier")
+    print(line, flush=True)
+    return chosen, line
+
+
+def _outcome(cases: list[Case], reports: Path, tier: str, results: Path) -> int:
+    """The counts per layer, as a table and as lines a script can read; the exit code. A failed run keeps
+    the tests' results folder (its counterexamples) and says where."""
     counts: dict[str, Counter] = {layer: Counter() for layer in LAYERS}
     for c in cases:
         counts[c.layer][c.outcome] += 1

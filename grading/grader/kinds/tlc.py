@@ -149,21 +149,7 @@ def score(ctx: Context) -> None:
         for _, result in tests:
             result.output = "Not graded: your spec breaks a rule of the lab (see above)."
         return
-    specs = _crossed(ctx.source, ctx.rubric, ctx.jail.work)
-    jobs = [(cat.variant(spec.variant), label, path) for spec, _ in tests for label, path in specs.items()]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one TLC per core
-        done = list(pool.map(lambda job: verdict(job[0], job[2], ctx.jail, refinement=job[1] == REFINES), jobs))
-    submitted = ctx.tmp / f"{ctx.source.name}.submitted"
-    original = submitted.read_text(errors="replace") if submitted.exists() else ""
-    done = [(v, _your_lines(detail, ctx.source.read_text(errors="replace"), original, ctx.source.stem), lane)
-            if label == "your spec" and v == "error" and original else (v, detail, lane)
-            for (_, label, _), (v, detail, lane) in zip(jobs, done)]
-    verdicts, crossed = {}, {}
-    for (variant, label, _), run in zip(jobs, done):
-        if label == "your spec":
-            verdicts[variant.name] = run
-        else:
-            crossed.setdefault(variant.name, {})[label] = run
+    verdicts, crossed = _verdicts(ctx, tests, cat)
     expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
     # the refinement holds under every configuration: the kit's model has the bugs the constants switch on
     right = {n: verdicts[n][0] == expected[n] and all(v[0] == (expected[n] if label != REFINES else "pass")
@@ -200,6 +186,28 @@ def score(ctx: Context) -> None:
         if lane is not None:  # a caught bug's trace teaches too
             lane.title = f"your {ctx.source.name} with {variant.name}.cfg under TLC"
             result.swimlane_md = lane.markdown()
+
+
+def _verdicts(ctx: Context, tests, cat) -> tuple[dict, dict]:
+    """TLC on the submitted spec under each test's configuration, and on its crossings with the kit's modules
+    (the refinement among them), one TLC per core: the submitted spec's run per variant, and the crossings'
+    per variant and label. A TLC error in the submitted spec names the student's own lines."""
+    specs = _crossed(ctx.source, ctx.rubric, ctx.jail.work)
+    jobs = [(cat.variant(spec.variant), label, path) for spec, _ in tests for label, path in specs.items()]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one TLC per core
+        done = list(pool.map(lambda job: verdict(job[0], job[2], ctx.jail, refinement=job[1] == REFINES), jobs))
+    submitted = ctx.tmp / f"{ctx.source.name}.submitted"
+    original = submitted.read_text(errors="replace") if submitted.exists() else ""
+    done = [(v, _your_lines(detail, ctx.source.read_text(errors="replace"), original, ctx.source.stem), lane)
+            if label == "your spec" and v == "error" and original else (v, detail, lane)
+            for (_, label, _), (v, detail, lane) in zip(jobs, done)]
+    verdicts, crossed = {}, {}
+    for (variant, label, _), run in zip(jobs, done):
+        if label == "your spec":
+            verdicts[variant.name] = run
+        else:
+            crossed.setdefault(variant.name, {})[label] = run
+    return verdicts, crossed
 
 
 def _region(text: str) -> tuple[int | None, int | None]:
