@@ -60,7 +60,7 @@ def _submission_classpath() -> str:
 
 
 def jail_reads(build_first: bool = True) -> list[Path]:
-    """What a grading's sandboxed runs read of the kit's Java: each class path the grader runs with, and the jars a
+    """What a grading's jailed runs read of the kit's Java: each class path the grader runs with, and the jars a
     submission compiles against (the grader's jail.unreadable checks that its uid can). `./lab doctor` never builds: it
     passes build_first=False once the kit is built."""
     if build_first:

@@ -157,7 +157,7 @@ def _jailed_command(cmd: list[str], work: Path, hide: list[Path], uid: int) -> l
     lines.append(f"cd {q(str(work))}")
     lines.append(f'exec setpriv --reuid={uid} --regid={uid} --clear-groups '
                  f'--inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"')
-    return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "sandbox", *cmd]
+    return [*_UNSHARE, "--", "sh", "-c", "\n".join(lines), "jail", *cmd]
 
 
 # What `./lab doctor` and the grader say to do about files unreadable() finds.
@@ -303,7 +303,7 @@ def _wait(proc: subprocess.Popen, timeout: float):
 
 
 class Jail:
-    """Where one grading's sandboxed runs may write (`work`), what they must not read, the uid
+    """Where one grading's jailed runs may write (`work`), what they must not read, the uid
     they run as (one per grading) and the few environment variables they get (none of the
     grader's own: its environment can hold secrets and paths the submission must not learn)."""
 

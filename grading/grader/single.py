@@ -29,7 +29,7 @@ def _kit_readable_by_the_jail() -> None:
     'does not compile'. Said before grading, by name."""
     private = jail_mod.unreadable(javabuild.jail_reads())
     if private:
-        raise LabError("the grader's sandbox runs each submission as a user of its own, who cannot read these files "
+        raise LabError("the grader's jail runs each submission as a user of its own, who cannot read these files "
                        "of the kit:\n  " + "\n  ".join(private), jail_mod.PRIVATE_KIT_FIX)
 
 

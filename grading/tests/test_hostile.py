@@ -26,7 +26,7 @@ from grader import jail
 from handofflab import paths
 
 CORRECT = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
-isolated = pytest.mark.skipif(jail.ISOLATION != "full", reason=f"sandbox isolation here: {jail.ISOLATION}")
+isolated = pytest.mark.skipif(jail.ISOLATION != "full", reason=f"jail isolation here: {jail.ISOLATION}")
 
 
 def hostile(tmp_path, static="", put="", name="sub"):
@@ -59,7 +59,7 @@ def grade(tmp_path, submission):
     return g, report, time.monotonic() - start
 
 
-def sandbox_processes():
+def jailed_processes():
     """Processes left running under a uid this test process's gradings were given (not those of
     gradings another process runs at the same time)."""
     assert jail.ISSUED, "no grading ran in this process: there is nothing to look for"
@@ -123,7 +123,7 @@ def test_a_leaked_thread_does_not_keep_the_grader_waiting(tmp_path):
         "        new Thread(() -> { while (true) { try { Thread.sleep(1000); } catch (InterruptedException e) { } } })"
         ".start();")))
     assert g.score == 10 and seconds < grader.budgets.TEST_SECONDS
-    assert sandbox_processes() == []
+    assert jailed_processes() == []
 
 
 def test_a_fork_bomb_is_refused_before_it_runs(tmp_path):
@@ -132,7 +132,7 @@ def test_a_fork_bomb_is_refused_before_it_runs(tmp_path):
         "            for (int i = 0; i < 100000; i++) { new ProcessBuilder(\"sleep\", \"600\").start(); }\n"
         "        } catch (java.io.IOException e) { throw new RuntimeException(\"FORK-STOPPED \" + e.getMessage()); }")))
     assert g.score == 0 and "`java.lang.ProcessBuilder" in g.problem, report
-    assert sandbox_processes() == []
+    assert jailed_processes() == []
 
 
 @isolated
@@ -151,7 +151,7 @@ def test_a_thread_bomb_hits_its_own_limit_and_the_honest_neighbour_keeps_its_mar
                                 (bomb, honest))
     assert bombed.score == 0, bombed.report()
     assert fair.score == 10, fair.report()
-    assert sandbox_processes() == []
+    assert jailed_processes() == []
 
 
 def test_code_that_reads_writes_or_connects_is_refused_before_it_runs(tmp_path):
@@ -178,7 +178,7 @@ def test_the_jail_hides_and_blocks_what_a_submission_must_not_reach(tmp_path, mo
     hidden = paths.ROOT / "grading" / "tests" / "test_grading.py"
     rubric = paths.LABS / "buffer" / "rubric.toml"
     before = rubric.read_bytes()
-    server = socket.create_server(("127.0.0.1", 0))  # the host's loopback: the sandbox must not reach it
+    server = socket.create_server(("127.0.0.1", 0))  # the host's loopback: the jail must not reach it
     server.settimeout(0.2)
     accepted = []
     stop = threading.Event()
@@ -378,7 +378,7 @@ def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, und
         shutil.rmtree(kit, ignore_errors=True)
 
 
-def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
+def test_what_the_jails_uid_cannot_read_of_the_kit_is_named(tmp_path):
     """A kit built under umask 077 leaves its jars private to root; each grading runs as a uid of its own, so
     every submission then 'did not compile'. jail.unreadable names such files, folders and the folders above."""
     import tempfile
@@ -418,7 +418,7 @@ def test_what_the_sandbox_uid_cannot_read_of_the_kit_is_named(tmp_path):
 
 
 @pytest.mark.skipif(jail.ISOLATION != "full", reason="only a grader with a uid per grading needs a readable kit")
-def test_a_kit_the_sandbox_cannot_read_is_refused_before_grading_by_name(tmp_path, monkeypatch):
+def test_a_kit_the_jail_cannot_read_is_refused_before_grading_by_name(tmp_path, monkeypatch):
     from handofflab import javabuild
     from handofflab.console import LabError
     private = tmp_path / "handoffs-1.0.jar"  # pytest's folder is private to root: the way to it is named too

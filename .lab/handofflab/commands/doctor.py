@@ -81,7 +81,7 @@ def _walls() -> list[ToolStatus]:
     """The jail's isolation here, and whether the uid of a grading can read the kit's built classes."""
     rows = []
     full = jail.ISOLATION == "full"
-    rows.append(ToolStatus("grader sandbox", "network, PID, IPC, mount and uid isolation of submissions",
+    rows.append(ToolStatus("grader jail", "network, PID, IPC, mount and uid isolation of submissions",
                            ("namespaces + a uid per grading" + (" + cgroup limits" if jail.CGROUPS else
                                                                  " (no writable cgroups: per-process limits)"))
                            if full else None, True,
@@ -92,7 +92,7 @@ def _walls() -> list[ToolStatus]:
             private = jail.unreadable(javabuild.jail_reads(build_first=False))
         except (OSError, StopIteration):  # a module's target/ gone since the last build
             private = ["java/*/target (half removed: ./lab check java builds it again)"]
-        rows.append(ToolStatus("kit readable by the sandbox", "each grading runs as a user of its own",
+        rows.append(ToolStatus("kit readable in the jail", "each grading runs as a user of its own",
                                None if private else "java/ and ~/.m2 readable by all", not private,
                                "" if not private else "cannot read " + "; ".join(private[:2]) + ". Fix: " +
                                jail.PRIVATE_KIT_FIX))

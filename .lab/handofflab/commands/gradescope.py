@@ -5,7 +5,7 @@ image) and then run_autograder for each submission, which must leave results/res
 setup.sh proves the grader before any student submits: it grades the lab's starter and fails the
 build unless the marks are those recorded here (known-marks.json, from expected.toml).
 The zip carries the kit itself (its tracked files at HEAD, via `git archive`), so the
-submission is graded exactly as `./lab grade` grades it here: same rubric, checkers, sandbox."""
+submission is graded exactly as `./lab grade` grades it here: same rubric, checkers, jail."""
 from __future__ import annotations
 
 import io
@@ -71,7 +71,7 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
 
 
 def _entry(name: str, mode: int, date_time=(1980, 1, 1, 0, 0, 0)) -> zipfile.ZipInfo:
-    """An entry that unzip restores readable by everyone: the grader's sandbox reads the kit (the public tests) as a
+    """An entry that unzip restores readable by everyone: the grader's jail reads the kit (the public tests) as a
     uid of its own. git archive and zipfile leave a plain file's mode out or at 0600, and a kit unpacked so on
     Gradescope failed its own setup check (every public test "did not compile": error reading the file)."""
     info = zipfile.ZipInfo(name, date_time)

@@ -23,7 +23,7 @@ def student_usage() -> str:
 
 # The doctor's rows a copy needs: it builds no book (it holds it as HTML) and runs no JPF; TLC is fetched
 # from Maven Central the first time a check needs it.
-DOCTOR_ROWS = ("java", "mvn", "python", "TLC", "grader sandbox", "kit readable by the sandbox")
+DOCTOR_ROWS = ("java", "mvn", "python", "TLC", "grader jail", "kit readable in the jail")
 
 
 def student_copy() -> dict | None:
