@@ -55,8 +55,13 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
 def _jvm_tmp(cmds: list[list[str]]):
     """The commands, each JVM given a temporary folder of its own that is removed when the block ends."""
     with contextlib.ExitStack() as stack:
-        yield [[cmd[0], f"-Djava.io.tmpdir={stack.enter_context(tempfile.TemporaryDirectory(prefix='handofflab-jvm-'))}",
-                *cmd[1:]] if cmd and cmd[0] == "java" else cmd for cmd in cmds]
+        given = []
+        for cmd in cmds:
+            if cmd and cmd[0] == "java":
+                own = stack.enter_context(tempfile.TemporaryDirectory(prefix="handofflab-jvm-"))
+                cmd = [cmd[0], f"-Djava.io.tmpdir={own}", *cmd[1:]]
+            given.append(cmd)
+        yield given
 
 
 @contextlib.contextmanager

@@ -70,8 +70,9 @@ def test_an_import_against_the_direction_breaks_a_contract(tmp_path, module, lin
     assert broken in run.stdout, run.stdout
 
 
-# The two ways the kit starts a program: toolchain's runners (run, run_beside, run_foreground, run_streaming)
-# for its tools, the jail's for submitted code. Each names a missing tool and leaves no process behind.
+# The two places the kit starts a program: toolchain's runners (run, run_beside, run_foreground, run_streaming)
+# for its tools, the jail for submitted code. run and run_beside name a missing tool; run_beside and the jail
+# leave no process behind however their caller ends.
 RUNNERS = {"handofflab/toolchain.py", "grader/jail.py"}
 
 
