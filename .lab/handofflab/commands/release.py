@@ -3,7 +3,7 @@
 What a student gets: `./lab` (with only the student's commands: check-lab, hint, doctor, and
 `check specs` on the specs the copy holds), the
 chosen labs' handouts, starters and public tests, the Java that the public tests compile
-against, the specs, and the book built as HTML. What they do not get:
+against, the specs, the book built as HTML, and a dev container (devcontainer's). What they do not get:
 - each lab's answers: the files its rubric names in `answers` (the kit's MonitorBuffer is the
   buffer lab's answer, specs/Pipes.tla the pipes-spec lab's); in the book their listings, and
   every counterexample that quotes their lines, become a note saying they are withheld;
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import grader
 from handofflab import catalog, paths
-from handofflab.commands import copybook, copycheck
+from handofflab.commands import copybook, copycheck, devcontainer
 from handofflab.commands.studentcopy import MARKER, tracked
 from handofflab.console import LabError, ok, step, warn
 
@@ -172,6 +172,9 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
         "# A student copy of Handoff Lab, made by `./lab release`: `./lab` offers the student's commands only.\n"
         f"labs = {json.dumps(chosen)}\nwithheld = {json.dumps(sorted(left_out))}\n")
     (target / "README.md").write_text(_readme(chosen))
+    for name, text in devcontainer.files(chosen).items():
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).write_text(text)
     references = [f for f in files if f.startswith("grading/tests/submissions/") and "/correct/" in f
                   and any(f.startswith(f"grading/tests/submissions/{lab}/") for lab in chosen)]
     found = copycheck.leaks(target, copycheck.secret_lines([*secret, *references]))
@@ -221,7 +224,11 @@ Two commands do everything:
 ./lab hint LAB                           # the handout's hints, one at a time
 ```
 
-`./lab doctor` says what the machine has; the first `./lab` installs what is missing.
+`./lab doctor` says what the machine has; the first `./lab` installs what is missing. It needs a JDK 17,
+Maven and Python 3.11 (on Debian: `sudo apt-get install openjdk-17-jdk-headless maven python3-venv`).
+**Or open this folder in a dev container** (`.devcontainer/`: VS Code's "Reopen in Container", or a
+cloud workspace): it is a Debian machine with all of them, the editor's TLA+, Java, Python and Jupyter
+extensions, and `./lab` set up when it is made.
 The book is `book/index.html` (open it in a browser). Your instructor grades with the hidden tests;
 this copy has the public ones only, and none of the labs' answers.
 """
