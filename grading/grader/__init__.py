@@ -1,11 +1,11 @@
-"""Handoff Lab's grader: `./lab grade`, `grade-batch` and `export-gradescope` call it.
+"""Handoff Lab's grader: `./lab grade`, `grade-batch`, `export-gradescope` and `export-prairielearn` call it.
 
 It is the house's second floor: the commands (.lab/handofflab/commands) import it, and it imports
 the engines and the ground floor (.lab/handofflab), never a command (pyproject.toml's
 [tool.importlinter] holds that). Its parts, each importing only the ones listed before it:
 - budgets     the limits (in work where it can be, in seconds with retries where it cannot), the jail's too
 - rubric      labs/LAB/rubric.toml, typed and validated (closed keys, kinds, hints)
-- results     TestResult and Grade: results.json (Gradescope, with visibility) and report.md
+- results     TestResult and Grade: results.json (Gradescope's, with visibility, or PrairieLearn's) and report.md
 - cgroups     a run's cgroups, where the host allows them: its memory and tasks capped, its CPU counted
 - jail        where submitted code runs and its walls (namespaces, a uid per grading, cgroups,
               rlimits), and reading back what it wrote without trusting it

@@ -1,6 +1,7 @@
-"""What a grading produces: one result per rubric test, the grade, Gradescope's results.json and
-the readable report.md. Hidden tests are hidden in results.json (Gradescope shows them to the
-student once grades are published), whatever their names say."""
+"""What a grading produces: one result per rubric test, the grade, results.json (in Gradescope's format or
+PrairieLearn's) and the readable report.md. Hidden tests are hidden in results.json (Gradescope shows them
+to the student once grades are published; PrairieLearn, which shows results at once, gets their marks
+without their feedback), whatever their names say."""
 from __future__ import annotations
 
 import re
@@ -68,6 +69,35 @@ class Grade:
                 "output_format": "md", "tests": [t.gradescope() for t in self.tests],
                 "extra_data": {"isolation": self.isolation, "grader_error": self.grader_error,
                                "pending": [t.name for t in self.tests if t.pending]}}
+
+    def prairielearn_json(self) -> dict:
+        """PrairieLearn's external-grader results: score in [0, 1], points per test. A grading that could not
+        judge (pending, the grader's own failure, a submission that would not unpack or build) is
+        `gradable: false`: PrairieLearn then awards nothing, takes nothing, and counts no attempt."""
+        pending = [t.name for t in self.tests if t.pending]
+        tests = [{"name": t.name + (" (not graded: pending a regrade)" if t.pending else ""), "points": t.score,
+                  "max_points": t.max_score,
+                  "output": "A hidden test: PrairieLearn shows results at once, so its feedback is your instructor's."
+                  if t.hidden else quoted(t.output + (("\n\n" + t.swimlane_md) if t.swimlane_md else ""))}
+                 for t in self.tests]
+        if pending:
+            why = (f"{len(pending)} test(s) could not be judged because the grading machine was too busy "
+                   f"({'; '.join(pending)}); submit again")
+        elif self.grader_error:
+            why = "the grader itself failed, not your code; please tell your instructor"
+        elif self.problem:
+            why = "your submission could not be built or unpacked (below)"
+        else:
+            why = ""
+        weak = "" if self.isolation == "full" else f" Graded with weak isolation: {self.isolation}."
+        results = {"gradable": not why, "tests": tests, "output": quoted(self.problem),
+                   "message": (f"Not graded, and no attempt counted: {why}." if why
+                               else f"{self.score:g} / {self.max_score:g} points.") + weak}
+        if not why:
+            results["score"] = self.score / self.max_score if self.max_score else 0.0
+        elif self.problem:
+            results["format_errors"] = [quoted(self.problem)]
+        return results
 
     def report(self) -> str:
         lines = [f"# {self.lab}: {self.score:g} / {self.max_score:g} points", "",

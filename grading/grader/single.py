@@ -35,13 +35,14 @@ def _kit_readable_by_the_jail() -> None:
 
 def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[Path, ...] = (),
           rubric: dict | Rubric | None = None, allow_weak_isolation: bool = False,
-          progress=None) -> Grade:
+          progress=None, results_format: str = "gradescope") -> Grade:
     """Grades one submission. Its code sees neither the hidden tests (grading/), nor the kit's
     history (.git), nor other grading results, nor where it came from, nor anything in `hide`
     (grade-batch: the other submissions). `rubric`: instead of the lab's own (the hostile suite
     grades with a lighter one). Whatever happens, out_dir/results.json is valid and says at
     which isolation level the submission was graded; a failure of the grader itself is marked.
-    `progress(text)`, if given, hears what the grader starts (`./lab grade` shows it)."""
+    `progress(text)`, if given, hears what the grader starts (`./lab grade` shows it). `results_format`:
+    results.json as Gradescope reads it, or as PrairieLearn's external grader writes it ("prairielearn")."""
     rubric = (rubric_mod.load(lab) if rubric is None else rubric if isinstance(rubric, Rubric)
               else rubric_mod.parse(rubric, "the rubric given"))
     submission = submission.resolve()
@@ -67,7 +68,8 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
             t.score, t.output = 0.0, "Not graded: the grader failed (see above)."
     g.seconds = time.monotonic() - start
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "results.json").write_text(json.dumps(g.results_json(), indent=2))
+    results = g.prairielearn_json() if results_format == "prairielearn" else g.results_json()
+    (out_dir / "results.json").write_text(json.dumps(results, indent=2))
     (out_dir / "report.md").write_text(g.report())
     return g
 

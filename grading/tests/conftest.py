@@ -65,6 +65,41 @@ def _in_copy(copy: Path, *args: str, results: Path, cwd: Path | None = None):
                           text=True, timeout=900)
 
 
+def _walk_samples(lab: str) -> dict[str, list[float]]:
+    """What a platform's walk grades besides the starter: the lab's reference and the first sample that loses some
+    points and keeps others, with their expected marks (pipes-spec's reference is specs/Pipes.tla, at full marks;
+    it has no buggy sample but its starter)."""
+    from handofflab.commands import verify
+    expected = verify.sample_marks()[lab]
+    tests = grader.load_rubric(lab).tests
+    most = sum(t.points for t in tests)
+    buggy = [n for n, m in expected.items() if n not in ("starter", "correct") and 0 < sum(m) < most][:1]
+    return {"correct": expected.get("correct", [t.points for t in tests]), **{n: expected[n] for n in buggy}}
+
+
+def _sample_text(lab: str, name: str) -> tuple[str, str]:
+    """(the lab's one file, its text) for a sample: the starter, the reference, or a sample's folder."""
+    from handofflab import paths
+    file = grader.load_rubric(lab).file
+    if name == "starter":
+        return file, (paths.LABS / lab / "starter" / file).read_text()
+    if lab == "pipes-spec" and name == "correct":
+        return file, (paths.SPECS / "Pipes.tla").read_text()
+    return file, (paths.GRADING / "tests" / "submissions" / lab / name / file).read_text()
+
+
+@pytest.fixture(scope="session")
+def walk_samples():
+    """_walk_samples, for the test modules."""
+    return _walk_samples
+
+
+@pytest.fixture(scope="session")
+def sample_text():
+    """_sample_text, for the test modules."""
+    return _sample_text
+
+
 # The one student copy the default tier releases (a release builds the answer-free book again): test_release
 # judges what it holds and test_term walks a term through it. Three labs stay out (database, dht, mutants), so
 # "the copy holds only the labs it was made for" can fail.

@@ -8,6 +8,7 @@ expected.toml. The leg is this host, not Gradescope's Ubuntu image: setup.sh ins
 packages only when one is missing, and this host has them all, so apt is not exercised here; the kit
 in the zip builds its own .venv and Java, and grades, exactly as on Gradescope. That leg, setup.sh
 building a kit from the registries, is the full tier's; the default tier walks the term to the gradebook.
+The full tier also walks every other lab through its own zip's setup.sh and run_autograder.
 
 Also: in that copy every command line its handouts, hints, README and book name runs (its --help),
 or the copy's book says at the top of the page that the command is the full kit's."""
@@ -27,7 +28,7 @@ import pytest
 
 import grader
 from handofflab import paths
-from handofflab.commands import copybook, gradescope, studentcopy, verify
+from handofflab.commands import copybook, gradescope, release, studentcopy, verify
 
 pytestmark = pytest.mark.xdist_group("source-tree")  # release builds the book from the source tree
 
@@ -210,6 +211,38 @@ def test_the_terms_zips_through_the_gradescope_autograder_its_setup_sh_built(ter
         results = json.loads((root / "results" / "results.json").read_text())
         assert [t["score"] for t in results["tests"]] == expected[work], (name, results["output"])
         assert results["score"] == float(rows[f"{name}.zip"]["score"])  # Gradescope and the gradebook agree
+
+
+@pytest.mark.full("setup.sh's check of the grader (the starter) and the reference through run_autograder", seconds=120)
+@pytest.mark.parametrize("lab", [lab for lab in release.labs() if lab != "buffer"])
+def test_every_labs_gradescope_autograder_sets_up_and_grades_its_reference(lab, tmp_path, walk_samples, sample_text):
+    """Every other lab's term on Gradescope: its zip, its setup.sh (the isolation, the starter's known marks) and
+    its run_autograder on the lab's reference, in Gradescope's layout. The zip's kit is this checkout's, already
+    built: building it from the registries is the buffer lab's walk above, and is the same kit for every lab; what
+    differs per lab (the scripts, the known marks, the rubric) is the zip's own. The lab's buggy and hostile samples
+    go through PrairieLearn's entrypoint (test_prairielearn): each sample is graded once per lab."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(gradescope.export(lab)) as z:
+        for name in ("setup.sh", "run_autograder", "known-marks.json"):
+            (root / "source").mkdir(parents=True, exist_ok=True)
+            (root / "source" / name).write_bytes(z.read(name))
+    (root / "source" / "kit").symlink_to(paths.ROOT)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "VIRTUAL_ENV"))}
+    env["AUTOGRADER_ROOT"] = str(root)
+    setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True,
+                           timeout=1800)
+    assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
+    starter = verify.sample_marks()[lab]["starter"]
+    assert f"grader checked: labs/{lab}/starter got its known marks {starter}" in setup.stdout
+    marks = walk_samples(lab)["correct"]
+    (root / "submission").mkdir()
+    (root / "submission" / grader.load_rubric(lab).file).write_text(sample_text(lab, "correct")[1])
+    run = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True,
+                         timeout=1800)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert [t["score"] for t in results["tests"]] == marks, (lab, results["output"])
+    assert results["score"] == sum(marks)
 
 
 def _unzip(zip_path: Path, to: Path) -> None:

@@ -341,13 +341,15 @@ def _exit_if_partial(out: Path) -> None:
 @click.option("--allow-weak-isolation", is_flag=True,
               help="grade even where this host cannot isolate submitted code (not root, no namespaces); "
                    "every report then says so")
-def grade(lab, submission, out_dir, reruns, allow_weak_isolation):
+@click.option("--format", "results_format", type=click.Choice(["gradescope", "prairielearn"]), default="gradescope",
+              show_default=True, help="results.json as Gradescope reads it, or as PrairieLearn's external grader writes it")
+def grade(lab, submission, out_dir, reruns, allow_weak_isolation, results_format):
     """Grade SUBMISSION (a folder, a .zip, or the one file the lab asks for) for LAB; writes
-    results.json (Gradescope) and report.md. Exit 0 at full marks, 1 below them, 3 when the grader
+    results.json (Gradescope's, or PrairieLearn's with --format) and report.md. Exit 0 at full marks, 1 below them, 3 when the grader
     itself failed, 4 when a test could not be graded because the machine was too busy (results.json
     says which; grade again)."""
     from handofflab.commands import grade as grade_mod
-    sys.exit(grade_mod.grade(lab, submission, out_dir, reruns, allow_weak_isolation))
+    sys.exit(grade_mod.grade(lab, submission, out_dir, reruns, allow_weak_isolation, results_format))
 
 
 @cli.command("check-lab")
@@ -384,6 +386,17 @@ def export_gradescope(lab, allow_weak_isolation):
     """Write an autograder zip (setup.sh, run_autograder and the kit) that runs this grader on Gradescope."""
     from handofflab.commands import gradescope
     gradescope.export(lab, allow_weak_isolation)
+
+
+@cli.command("export-prairielearn")
+@click.argument("lab")
+@click.option("--allow-weak-isolation", is_flag=True,
+              help="let the grader image grade where its container cannot isolate submitted code (said in every result)")
+def export_prairielearn(lab, allow_weak_isolation):
+    """Write a PrairieLearn question (info.json, question.html, the starter) and its grader image's recipe
+    (Dockerfile, entrypoint, the kit) that runs this grader as PrairieLearn's external grader."""
+    from handofflab.commands import prairielearn
+    prairielearn.export(lab, allow_weak_isolation)
 
 
 @cli.command("verify-verdicts")

@@ -10,12 +10,13 @@ from handofflab import paths
 from handofflab.console import bad, console
 
 
-def grade(lab: str, submission: Path, out_dir: Path | None, reruns: int | None, allow_weak_isolation: bool) -> int:
+def grade(lab: str, submission: Path, out_dir: Path | None, reruns: int | None, allow_weak_isolation: bool,
+          results_format: str = "gradescope") -> int:
     if reruns:
         grader.reruns(lab, submission, reruns, out_dir, allow_weak_isolation)
         return 0
     start = time.monotonic()
-    g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation,
+    g = grader.grade(lab, submission, out_dir, allow_weak_isolation=allow_weak_isolation, results_format=results_format,
                      progress=lambda text: console.print(f"[dim]… {time.monotonic() - start:5.1f} s  {text}[/]"))
     console.print(g.report())
     where = out_dir or paths.RESULTS / "grading" / lab / submission.resolve().stem

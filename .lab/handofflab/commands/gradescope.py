@@ -8,21 +8,16 @@ The zip carries the kit itself (its tracked files at HEAD, via `git archive`), s
 submission is graded exactly as `./lab grade` grades it here: same rubric, checkers, jail."""
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from pathlib import Path
 
 import grader
-from handofflab import paths, toolchain
-from handofflab.commands import verify
-from handofflab.console import LabError, ok, warn
+from handofflab import paths
+from handofflab.commands import kitarchive, verify
+from handofflab.console import ok
 
 OUT = paths.RESULTS / "gradescope"
-
-# What the zip leaves out of the kit: the grader's own tests, the reference solutions and the
-# buggy samples (grading/tests/), none of which grading needs, and all a student must not see.
-EXCLUDED = ("grading/tests/",)
 
 # The two scripts Gradescope runs, as templates (Python's str.format: {lab}, {allow_weak},
 # {weak_flag}; a literal brace is doubled).
@@ -33,19 +28,7 @@ RUN = (TEMPLATES / "run_autograder.template").read_text()
 
 def export(lab: str, allow_weak_isolation: bool = False) -> Path:
     rubric = grader.load_rubric(lab)  # an unknown lab is a clear error
-    git = ["git", "-C", str(paths.ROOT)]
-    need = "export-gradescope packs the kit from git: install git"
-    dirty = toolchain.run([*git, "status", "--porcelain", "--untracked-files=no"], "git status", need, timeout=60,
-                          check=False).stdout.strip()
-    if dirty:
-        warn("the zip packs the kit as committed (HEAD); these uncommitted changes are NOT in it:\n"
-             + "\n".join("  " + line for line in dirty.splitlines()[:20]))
-    head = toolchain.run([*git, "rev-parse", "--short", "HEAD"], "git rev-parse", need, timeout=60, check=False)
-    if head.returncode != 0:
-        raise LabError("export-gradescope packs the kit from git, and this is not a git checkout",
-                       "run it in a clone of the kit")
-    archive = toolchain.run([*git, "archive", "--format=zip", "--prefix=kit/", "HEAD"], "git archive", need,
-                            timeout=300, text=False)
+    head, kit = kitarchive.at_head("export-gradescope")
     OUT.mkdir(parents=True, exist_ok=True)
     target = OUT / f"{lab}-autograder.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
@@ -56,16 +39,14 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
         # the marks setup.sh must see the grader give the lab's starter (grading/tests/ stays out of the zip)
         z.writestr(_entry("known-marks.json", 0o644), json.dumps({"submission": f"labs/{lab}/starter",
                                                                  "marks": verify.sample_marks()[lab]["starter"]}))
-        with zipfile.ZipFile(io.BytesIO(archive.stdout)) as kit:
-            for info in kit.infolist():
-                if not info.filename.removeprefix("kit/").startswith(EXCLUDED):
-                    mode = info.external_attr >> 16
-                    if mode & 0o170000 == 0o120000:  # a symbolic link stays one
-                        z.writestr(info, kit.read(info))
-                        continue
-                    executable = info.is_dir() or mode & 0o111
-                    z.writestr(_entry(info.filename, 0o755 if executable else 0o644, info.date_time), kit.read(info))
-    ok(f"{target} (the kit at {head.stdout.strip()}): upload it as the autograder of the Gradescope "
+        for info, data in kit:
+            mode = info.external_attr >> 16
+            if mode & 0o170000 == 0o120000:  # a symbolic link stays one
+                z.writestr(info, data)
+                continue
+            executable = info.is_dir() or mode & 0o111
+            z.writestr(_entry(info.filename, 0o755 if executable else 0o644, info.date_time), data)
+    ok(f"{target} (the kit at {head}): upload it as the autograder of the Gradescope "
        f"assignment; students submit {rubric.file}")
     return target
 

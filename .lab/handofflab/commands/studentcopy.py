@@ -12,8 +12,9 @@ from handofflab.console import LabError
 MARKER = "STUDENT-COPY.toml"
 STUDENT_COMMANDS = ("check-lab", "hint", "doctor", "check")
 # Every command of the full kit (cli.py's, held to it by a test): a book page that names one the copy lacks says so.
-KIT_COMMANDS = ("bench", "book", "check", "check-lab", "client", "doctor", "export-gradescope", "grade", "grade-batch",
-                "grade-isolation", "hint", "notebooks", "release", "serve", "test", "tour", "verify-verdicts")
+KIT_COMMANDS = ("bench", "book", "check", "check-lab", "client", "doctor", "export-gradescope", "export-prairielearn",
+                "grade", "grade-batch", "grade-isolation", "hint", "notebooks", "release", "serve", "test", "tour",
+                "verify-verdicts")
 STUDENT_CHECKS = ("specs",)  # of `./lab check`: TLC on the specs the copy holds (a hint's "run TLC on X")
 
 
