@@ -1,5 +1,6 @@
 """`./lab notebooks`: executes the kit's notebooks (jupytext percent files in
-notebooks/) with a real Jupyter kernel, and renders each to markdown for the book."""
+notebooks/) with a real Jupyter kernel, and renders each to markdown for the book;
+`./lab notebooks open` serves them in JupyterLab, for a reader to change and run."""
 from __future__ import annotations
 
 import os
@@ -9,8 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import paths
-from handofflab.console import LabError, ok, progress
+from handofflab import paths, toolchain
+from handofflab.console import LabError, ok, progress, step
 
 BUILD = paths.NOTEBOOKS / "build"
 RENDERED = paths.GENERATED / "notebooks"
@@ -53,7 +54,7 @@ def execute(source: Path, timeout: int = 600) -> Executed:
         client.execute()
     except CellExecutionError as e:
         raise LabError(f"notebook {source.name} failed:\n{str(e)[-3000:]}",
-                       f"run it interactively: .venv/bin/jupytext --to notebook {source} and open it")
+                       f"run it cell by cell in JupyterLab: ./lab notebooks open {source.stem}")
     finally:
         if km.has_kernel:  # nbclient shuts down only the kernels it started itself
             km.shutdown_kernel()
@@ -142,3 +143,53 @@ def run_all(name: str | None = None) -> list[Executed]:
         ok(f"{e.name}: executed ({e.figures} figures) → {paths.shown(e.ipynb)}, "
            f"{paths.shown(e.markdown)}")
     return done
+
+
+# `./lab notebooks open`: JupyterLab on the notebooks, for a reader who changes a parameter and runs a cell again.
+JUPYTERLAB_LOCK = paths.ROOT / "requirements-jupyterlab.lock"
+# JupyterLab's settings, as its overrides.json in the environment: a notebooks/*.py file opens as a notebook
+# (jupytext's viewer) and is saved only when the reader saves it (autosave would rewrite the kit's .py files'
+# headers on every run), every cell is rendered, not only those in view (the kit's notebooks are short, and the
+# browser's find then finds a result), and no news is fetched (a reader need not be asked).
+LAB_SETTINGS = {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"python": "Jupytext Notebook"},
+                                                            "autosave": False},
+                "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+                "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+
+
+def jupyterlab() -> Path:
+    """`jupyter-lab` in .venv, installed from its own lock on first use (the rest of the kit does without it)."""
+    import hashlib
+    import json
+    import sys
+    bin_dir = Path(sys.executable).parent
+    stamp = Path(sys.prefix) / ".lab-jupyterlab-installed"
+    want = hashlib.sha256(JUPYTERLAB_LOCK.read_bytes()).hexdigest()[:16]
+    if not (bin_dir / "jupyter-lab").exists() or not stamp.exists() or stamp.read_text() != want:
+        with step(f"Installing JupyterLab into .venv (pinned in {JUPYTERLAB_LOCK.name}, from PyPI) ..."):
+            toolchain.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r",
+                           str(JUPYTERLAB_LOCK)], "pip install (JupyterLab)",
+                          f"check the network to PyPI, then again; or by hand: .venv/bin/pip install -r {JUPYTERLAB_LOCK.name}",
+                          timeout=1800)
+        stamp.write_text(want)
+    settings = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(LAB_SETTINGS, indent=2))
+    return bin_dir / "jupyter-lab"
+
+
+def open_lab(name: str | None, port: int) -> int:
+    """JupyterLab on localhost over notebooks/, opened at `name` if given, until Ctrl-C. The kernel is the kit's own
+    (.venv's python3, which imports handofflab), and the token is in the address printed (JUPYTER_TOKEN sets it)."""
+    import os
+    import secrets
+    if name and name not in {s.stem for s in sources()}:
+        raise LabError(f"no notebook called '{name}'", "notebooks: " + ", ".join(s.stem for s in sources()))
+    lab = jupyterlab()
+    token = os.environ.get("JUPYTER_TOKEN") or secrets.token_hex(16)
+    page = f"lab/tree/{name}.py" if name else "lab"
+    ok(f"JupyterLab on http://127.0.0.1:{port}/{page}?token={token}  (open it in a browser; Ctrl-C stops it). "
+       "Each notebooks/*.py opens as a notebook; what you change is saved to the .py file when you save it (Ctrl-S)")
+    env = {**os.environ, "JUPYTER_TOKEN": token, "MPLCONFIGDIR": str(paths.ROOT / ".cache" / "matplotlib")}
+    return toolchain.run_foreground([str(lab), "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--allow-root",
+                                     f"--ServerApp.root_dir={paths.NOTEBOOKS}", "--ServerApp.port_retries=0"], env)

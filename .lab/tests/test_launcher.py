@@ -53,7 +53,7 @@ def test_doctor_lists_every_tool_with_a_version():
         readable = next(line for name, line in rows.items() if name.startswith("kit readable"))  # the name may wrap
         assert " ok " in readable, readable
     assert "\x1b[" not in run.stdout  # before: `mvn -v`'s colour code leaked into the version
-    for optional in ("JPF", "chromium"):  # before: an absent optional tool was shown as "ok"
+    for optional in ("JPF", "chromium", "jupyterlab"):  # before: an absent optional tool was shown as "ok"
         found = rows[optional].split("│")[3].strip()
         assert (found != "—") == (" ok " in rows[optional]) and (found != "—" or "absent (optional)" in rows[optional])
 

@@ -60,3 +60,67 @@ def test_the_calendar_notebook_reads_a_complete_reference_and_says_so(tmp_path, 
     text = _without_this_machines_results(tmp_path, monkeypatch, "calendar_bench")
     assert "reading the shipped reference result (notebooks/reference/)" in text
     assert "parameters named in the sentence that says 5: 5 (m, x, y, v, z); the experiment's knobs with n: 6" in text
+
+
+@pytest.mark.full("installs JupyterLab into .venv on first use (45 packages), then a notebook run in Chromium", seconds=60)
+def test_a_reader_opens_a_notebook_in_jupyterlab_and_runs_it_in_chromium(tmp_path):
+    """`./lab notebooks open pipes_scan`, as a reader runs it, driven in headless Chromium (Debian's, by playwright):
+    the .py file opens as a notebook on the kit's kernel, Run All Cells runs it, and its plot shows. The screenshot
+    is kept beside the test's report, to look at."""
+    import os
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from handofflab import dht, toolchain
+    chromium = toolchain.chromium()
+    if chromium is None:
+        pytest.skip("no Chromium here (sudo apt-get install chromium)")
+    notebooks.jupyterlab()  # installed on first use, as `open` does; from here on playwright is importable
+    from playwright.sync_api import sync_playwright
+    port, token = dht.free_ports(1)[0], "handofflab-test-token"
+    before = (paths.NOTEBOOKS / "pipes_scan.py").read_text()
+    env = {**os.environ, "JUPYTER_TOKEN": token}
+    server = subprocess.Popen([sys.executable, "-m", "handofflab", "notebooks", "open", "pipes_scan", f"--port={port}"],
+                              env=env, stdout=open(tmp_path / "jupyterlab.log", "w"), stderr=subprocess.STDOUT)
+    try:
+        for _ in range(120):  # JupyterLab answers its API once it listens
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                time.sleep(1)
+        else:
+            pytest.fail("JupyterLab never answered:\n" + (tmp_path / "jupyterlab.log").read_text()[-3000:])
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(chromium), args=[
+                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run"])
+            page = browser.new_page(viewport={"width": 1300, "height": 1000})
+            shot = paths.ROOT / ".cache" / "test-report" / "jupyterlab-pipes_scan.png"
+            shot.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                page.goto(f"http://127.0.0.1:{port}/lab/tree/pipes_scan.py?token={token}")
+                page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)  # a notebook, not a text editor
+                # the kit's kernel started and idle: before it, Run All Cells is not yet enabled
+                page.wait_for_selector(".jp-StatusBar-Widget :text('Python 3 (ipykernel) | Idle')", timeout=120_000)
+                page.locator(".jp-Notebook .jp-Cell").first.click()  # the notebook is the current widget
+                # the menu bar's Run, then its Run All Cells (a text match alone also finds "run" in the notebook's prose)
+                page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click(timeout=30_000)
+                page.get_by_role("menuitem", name="Run All Cells", exact=True).click(timeout=30_000)
+                page.wait_for_selector(".jp-OutputArea-output img", timeout=300_000)
+                page.wait_for_function("() => [...document.querySelectorAll('.jp-InputPrompt')]"
+                                       ".every(e => !e.textContent.includes('*'))", timeout=300_000)
+                text = page.inner_text(".jp-Notebook")
+                page.query_selector(".jp-OutputArea-output img").scroll_into_view_if_needed()
+            finally:  # what the browser saw, whether or not the run got there
+                page.screenshot(path=str(shot))
+                (tmp_path / "notebook.txt").write_text(page.inner_text("body"))
+                browser.close()
+        assert CLAIMS["pipes_scan"] in text and "Traceback" not in text
+        assert (paths.NOTEBOOKS / "pipes_scan.py").read_text() == before  # run, not saved: the kit's file as it was
+        assert shot.stat().st_size > 50_000  # a page with a plot on it, not a blank one
+    finally:
+        server.terminate()
+        server.wait(60)
+    assert server.returncode is not None

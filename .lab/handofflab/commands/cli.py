@@ -149,9 +149,16 @@ def check_java(name, tier, jpf, replay_file, quiet, notify_witness, record):
 
 @cli.command()
 @click.argument("name", required=False)
-def notebooks(name):
-    """Execute the notebooks (notebooks/*.py, jupytext) with a real kernel; render them for the book."""
+@click.argument("notebook", required=False)
+@click.option("--port", default=8888, show_default=True, help="for open: the localhost port")
+def notebooks(name, notebook, port):
+    """Execute the notebooks (notebooks/*.py, jupytext) with a real kernel and render them for the book (NAME: one
+    of them); or `open [NOTEBOOK]`: serve them in JupyterLab on localhost, to change and run (installed on first use)."""
     from handofflab import notebooks as nb
+    if name == "open":
+        sys.exit(nb.open_lab(notebook, port))
+    if notebook:
+        raise click.UsageError(f"one notebook at a time: ./lab notebooks {name}  (or ./lab notebooks open {notebook})")
     nb.run_all(name)
 
 

@@ -66,6 +66,10 @@ def _tools() -> list[ToolStatus]:
     nv = toolchain.version_of(["npm", "--version"], r"(\d+\.\d+\.\d+)")
     rows.append(ToolStatus("npm", "fetches KaTeX CSS/fonts once", nv,
                            nv is not None or (toolchain.NPM_PREFIX / "node_modules/katex").exists(), "sudo apt-get install npm"))
+    jl = Path(sys.executable).parent / "jupyter-lab"
+    rows.append(ToolStatus("jupyterlab", "notebooks to change and run (optional)",
+                           toolchain.version_of([str(jl), "--version"], r"(\d+\.\d+\.\d+)") if jl.exists() else None, True,
+                           "" if jl.exists() else "optional: ./lab notebooks open  (installs it into .venv from PyPI)", True))
     ch = toolchain.chromium()
     rows.append(ToolStatus("chromium", "screenshots of the book (optional)",
                            toolchain.version_of([str(ch), "--version"], r"(\d+\.\d+\.\d+\.\d+)") if ch else None, True,
