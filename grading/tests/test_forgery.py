@@ -648,16 +648,23 @@ def test_server_runs_past_their_budget_without_a_loss_are_pending_not_failed(tmp
     assert "too busy" in server[0].output and "regrade" in server[0].output
 
 
+# One case of each rule in the default tier; its other cases (the same rule, another way in) in the full one.
+ANOTHER_ANNOTATION = pytest.mark.full("another annotation the same allow-list rule refuses: a compile and a grading",
+                                      seconds=6)
+ANOTHER_LOCK = pytest.mark.full("another way to the same foreign lock, refused by the same rule: a compile and a grading",
+                                seconds=6)
+
+
 @pytest.mark.parametrize("annotation, named", [
     # reads the JVM's command line (the handoff under test) and fails exactly on the mutants
     ('@org.junit.jupiter.params.ParameterizedTest\n    @org.junit.jupiter.params.provider.CsvFileSource(files = "/proc/self/cmdline")',
      "CsvFileSource"),
     # runs only when the system property names a mutant
-    ('@org.junit.jupiter.api.Test\n    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = "handofflab.subject", matches = ".*Notify.*")',
-     "EnabledIfSystemProperty"),
+    pytest.param('@org.junit.jupiter.api.Test\n    @org.junit.jupiter.api.condition.EnabledIfSystemProperty(named = '
+                 '"handofflab.subject", matches = ".*Notify.*")', "EnabledIfSystemProperty", marks=ANOTHER_ANNOTATION),
     # JUnit converts the string to a PrintStream with new PrintStream(String): a file written
-    ('@org.junit.jupiter.params.ParameterizedTest\n    @org.junit.jupiter.params.provider.ValueSource(strings = "/tmp/x")',
-     "ValueSource"),
+    pytest.param('@org.junit.jupiter.params.ParameterizedTest\n    @org.junit.jupiter.params.provider.ValueSource('
+                 'strings = "/tmp/x")', "ValueSource", marks=ANOTHER_ANNOTATION),
 ])
 def test_an_annotation_that_makes_junit_act_is_refused(tmp_path, annotation, named):
     """Annotations are code the Class and member references never show: a file source, a condition on a
@@ -676,9 +683,9 @@ def test_an_annotation_that_makes_junit_act_is_refused(tmp_path, annotation, nam
 
 @pytest.mark.parametrize("lock, named", [
     ("System.err", "java.lang.System.err"),                       # the checker prints its verdict's line there
-    ("Thread.class", "java.lang.Thread"),                         # a class literal the submission does not own
-    ("HELD", "java.lang.System.out"),                             # through a static field of its own
-    ("held()", "java.lang.System.out"),                           # through a method of its own
+    pytest.param("Thread.class", "java.lang.Thread", marks=ANOTHER_LOCK),  # a class literal the submission does not own
+    pytest.param("HELD", "java.lang.System.out", marks=ANOTHER_LOCK),      # through a static field of its own
+    pytest.param("held()", "java.lang.System.out", marks=ANOTHER_LOCK),    # through a method of its own
 ])
 def test_a_lock_on_an_object_the_grader_uses_is_refused(tmp_path, lock, named):
     """`synchronized (System.err)` held by a daemon thread blocked the checker before its verdict (issue 51);
