@@ -142,6 +142,8 @@ def test_batch_parallelism_follows_the_cores_and_the_memory(monkeypatch):
     assert grader.batch_jobs() == 1
 
 
+@pytest.mark.full("a Gradescope zip's grading of a lab the default tier's buffer walk does not reach; the full tier "
+                  "walks every lab through its zip (test_term)", seconds=12)
 def test_the_database_labs_gradescope_autograder_gives_the_known_marks(tmp_path):
     """The newest lab, end to end on the instructor's side: its Gradescope zip, run in Gradescope's layout with this
     checkout's built kit, gives a sample its expected marks. test_labs.py's database batch gives the samples the
