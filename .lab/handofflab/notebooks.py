@@ -3,9 +3,13 @@ notebooks/) with a real Jupyter kernel, and renders each to markdown for the boo
 `./lab notebooks open` serves them in JupyterLab, for a reader to change and run."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+import secrets
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,9 +163,6 @@ LAB_SETTINGS = {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"
 
 def jupyterlab() -> Path:
     """`jupyter-lab` in .venv, installed from its own lock on first use (the rest of the kit does without it)."""
-    import hashlib
-    import json
-    import sys
     bin_dir = Path(sys.executable).parent
     stamp = Path(sys.prefix) / ".lab-jupyterlab-installed"
     want = hashlib.sha256(JUPYTERLAB_LOCK.read_bytes()).hexdigest()[:16]
@@ -181,8 +182,6 @@ def jupyterlab() -> Path:
 def open_lab(name: str | None, port: int) -> int:
     """JupyterLab on localhost over notebooks/, opened at `name` if given, until Ctrl-C. The kernel is the kit's own
     (.venv's python3, which imports handofflab), and the token is in the address printed (JUPYTER_TOKEN sets it)."""
-    import os
-    import secrets
     if name and name not in {s.stem for s in sources()}:
         raise LabError(f"no notebook called '{name}'", "notebooks: " + ", ".join(s.stem for s in sources()))
     lab = jupyterlab()

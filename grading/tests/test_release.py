@@ -1,6 +1,9 @@
 """`./lab release`: a student copy holds no answer, and every lab in it still runs its public checks.
 The copy's own code runs (its .lab and grading on PYTHONPATH, ahead of the kit's editable install);
 it borrows the kit's .venv and TLC jar only to skip a second install."""
+import json
+import os
+import re
 import subprocess
 import tomllib
 
@@ -169,7 +172,6 @@ def test_the_copy_opens_in_a_dev_container(copy):
     """.devcontainer/ as the Dev Container specification reads it: a build from the copy's own Dockerfile (Debian's
     JDK 17, Maven and Python), the editor's TLA+, Java, Python and Jupyter extensions, and a post-create command
     made only of the copy's own commands."""
-    import json
     from handofflab.commands import devcontainer
     spec = json.loads((copy / ".devcontainer" / "devcontainer.json").read_text())
     assert {"name", "build", "postCreateCommand", "customizations"} <= spec.keys()
@@ -191,9 +193,6 @@ def test_the_copy_opens_in_a_dev_container(copy):
 def test_the_dev_containers_post_create_command_sets_up_a_fresh_copy(tmp_path):
     """The post-create command, run in a fresh copy on this host as the container runs it (no .venv, no TLC, the
     kit's own environment out of reach), leaves `./lab doctor` green and `./lab check-lab` judging the starter."""
-    import json
-    import os
-    import re
     from handofflab.commands import verify
     copy = release.release(tmp_path / "copy", ["buffer"])
     spec = json.loads((copy / ".devcontainer" / "devcontainer.json").read_text())

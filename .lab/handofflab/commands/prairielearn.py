@@ -41,8 +41,8 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
     question, image = target / "question", target / "image"
     question.mkdir(parents=True)
     image_name = f"handofflab/grader-{lab}:{head}"
-    (question / "info.json").write_text(json.dumps(info(lab, image_name), indent=2) + "\n")
-    (question / "question.html").write_text(question_html(lab))
+    (question / "info.json").write_text(json.dumps(info(lab, rubric, image_name), indent=2) + "\n")
+    (question / "question.html").write_text(question_html(lab, rubric))
     shutil.copyfile(paths.LABS / lab / "starter" / rubric.file, question / rubric.file)
     for info_, data in kit:
         dst = image / info_.filename
@@ -65,17 +65,15 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
     return target
 
 
-def info(lab: str, image: str) -> dict:
-    rubric = grader.load_rubric(lab)
+def info(lab: str, rubric: grader.Rubric, image: str) -> dict:
     return {"uuid": str(uuid.uuid5(NAMESPACE, lab)), "title": f"Handoff Lab: {rubric.title}", "topic": "Concurrency",
             "tags": ["handofflab", lab], "type": "v3", "singleVariant": True, "gradingMethod": "External",
             "externalGradingOptions": {"enabled": True, "image": image, "entrypoint": f"{HOME}/entrypoint",
                                        "timeout": TIMEOUT}}
 
 
-def question_html(lab: str) -> str:
+def question_html(lab: str, rubric: grader.Rubric) -> str:
     """The handout as HTML (markdown-it, which rich already brings), an editor on the starter, the results."""
-    rubric = grader.load_rubric(lab)
     handout = MarkdownIt("commonmark").enable("table").render((paths.LABS / lab / "README.md").read_text())
     mode = "ace/mode/java" if rubric.file.endswith(".java") else "ace/mode/text"
     return f"""<pl-question-panel>
