@@ -37,7 +37,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
      *  the only count well above ArrayBlockingQueue with four workers (the book's fast chapter). */
     static final int YIELDS = 50;
 
-    private final AtomicReferenceArray<T> ring;
+    final AtomicReferenceArray<T> ring;  // package-private: ReleaseEmptyBuffer's empty() writes it its own way
     // A field updater, not an AtomicLong: jpf-core's model of AtomicLong has no compareAndSet, so JPF could not run
     // this class (NoSuchMethodError); its model of the updater has
     private static final AtomicLongFieldUpdater<FastBufferTakeAt> TAKE_AT =
@@ -69,8 +69,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
             }
         }
         ring.lazySet(at, item);  // ordered before a worker's read by the put index below
-        putIndex = t + 1;  // before the look below: a worker that registers from now on sees this connection
-        if (workersWaiting > 0) {
+        if (publishThenLook(t + 1)) {  // a worker registered: wake it
             synchronized (this) {
                 notifyAll();  // as FastPermits: jpf-core's notify() with two waiters wakes neither (NotifyWitness)
             }
@@ -91,8 +90,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
             } else if (TAKE_AT.compareAndSet(this, t, t + 1)) {  // index t is this worker's alone
                 int at = (int) (t % ring.length());
                 T item = ring.get(at);
-                ring.set(at, null);  // before the look below: an acceptor that registers from now on sees it empty
-                if (acceptorWaiting) {
+                if (emptyThenLook(at)) {  // the acceptor registered: wake it
                     synchronized (this) {
                         notifyAll();
                     }
@@ -116,26 +114,16 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
     /** A worker's slow path: register, then look again, and sleep only while nothing is past index t. */
     private void awaitConnection(long t) throws InterruptedException {
         synchronized (this) {
-            if (registerFirst) {
-                workersWaiting++;  // before the look below: a put from now on sees this worker
+            if (!registerFirst) {
+                awaitLate(t);
+                return;
             }
             try {
-                while (takeAt == t && putIndex <= t) {
-                    if (!registerFirst) {
-                        workersWaiting++;  // LateWaiterBuffer: a put between the look and this line wakes nobody
-                    }
-                    try {
-                        wait();
-                    } finally {
-                        if (!registerFirst) {
-                            workersWaiting--;
-                        }
-                    }
+                for (boolean empty = registerThenLook(t); empty; empty = nothingPast(t)) {
+                    wait();
                 }
             } finally {
-                if (registerFirst) {
-                    workersWaiting--;
-                }
+                workersWaiting--;
             }
         }
     }
@@ -143,9 +131,8 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
     /** The acceptor's slow path: register, then look again, and sleep only while its place is still full. */
     private void awaitEmpty(int at) throws InterruptedException {
         synchronized (this) {
-            acceptorWaiting = true;  // before the look below: a take from now on sees the acceptor
             try {
-                while (ring.get(at) != null) {
+                for (boolean full = registerThenLookAt(at); full; full = ring.get(at) != null) {
                     wait();
                 }
             } finally {
@@ -154,6 +141,63 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
         }
     }
     // ANCHOR_END: wait
+
+    // ANCHOR: pairs
+    // The two Dekker pairs, each half one method: put, take and the slow paths above call them, and so do the
+    // jcstress tests (java/jcstress), which run the halves side by side on the real JIT and hardware. In each pair a
+    // thread writes, then reads what the other writes: only if both writes are volatile (a store no later load may
+    // pass) does one of the two threads always see the other's write.
+
+    /** The acceptor's half: publish index {@code next}, then look: true if a worker registered to sleep. */
+    final boolean publishThenLook(long next) {
+        publish(next);
+        return workersWaiting > 0;
+    }
+
+    /** A worker's half, under the monitor: register, then look: true if nothing is past index t (it may sleep). */
+    final boolean registerThenLook(long t) {
+        workersWaiting++;
+        return nothingPast(t);
+    }
+
+    /** A worker's half of the other pair: empty place {@code at}, then look: true if the acceptor registered. */
+    final boolean emptyThenLook(int at) {
+        empty(at);
+        return acceptorWaiting;
+    }
+
+    /** The acceptor's half, under the monitor: register, then look: true if place {@code at} is still full. */
+    final boolean registerThenLookAt(int at) {
+        acceptorWaiting = true;
+        return ring.get(at) != null;
+    }
+
+    /** The put index's volatile write: a later read by the acceptor cannot pass it. */
+    void publish(long next) {
+        putIndex = next;
+    }
+
+    /** The emptied place's volatile write: a later read by the worker cannot pass it. */
+    void empty(int at) {
+        ring.set(at, null);
+    }
+    // ANCHOR_END: pairs
+
+    private boolean nothingPast(long t) {
+        return takeAt == t && putIndex <= t;
+    }
+
+    /** LateWaiterBuffer's slow path: look, then register; a put between the two wakes nobody. */
+    private void awaitLate(long t) throws InterruptedException {
+        while (nothingPast(t)) {
+            workersWaiting++;  // BUG (LateWaiterBuffer): a put between the look and this line wakes nobody
+            try {
+                wait();
+            } finally {
+                workersWaiting--;
+            }
+        }
+    }
 }
 
 // ANCHOR: padding

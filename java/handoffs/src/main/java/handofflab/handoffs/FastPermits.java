@@ -44,13 +44,12 @@ class FastPermits implements PermitCounter {
     /** The slow path: register as a waiter, then look again, and sleep only while there is still nothing. */
     void waitForPermit() throws InterruptedException {
         synchronized (this) {
-            waiters++;  // before the look below: a release from now on sees this waiter
             try {
-                while (!tryAcquire()) {
+                for (boolean got = registerThenTry(); !got; got = tryAcquire()) {
                     wait();
                 }
             } finally {
-                waiters--;
+                unregister();
             }
         }
     }
@@ -59,8 +58,7 @@ class FastPermits implements PermitCounter {
     // ANCHOR: release
     @Override
     public void release() {
-        available.incrementAndGet();  // before the look below: a waiter from now on sees this permit
-        if (waiters > 0) {
+        if (releaseThenLook()) {  // a waiter registered: wake it
             synchronized (this) {
                 // notifyAll, as Permits: notify() would do for one permit (JLS 17.2.4: an interrupt does not lose
                 // it), but jpf-core's notify() with two waiters wakes neither (checks: NotifyWitness), and JPF's
@@ -70,4 +68,34 @@ class FastPermits implements PermitCounter {
         }
     }
     // ANCHOR_END: release
+
+    // ANCHOR: pair
+    // The Dekker pair, each half one method: acquire and release call them, and so do the jcstress tests
+    // (java/jcstress), which run the halves side by side on the real JIT and hardware.
+
+    /** The waiter's half, under the monitor: register, then look: true if it took a permit (it need not sleep). */
+    final boolean registerThenTry() {
+        register();  // before the look: a release from now on sees this waiter
+        return tryAcquire();
+    }
+
+    /** The releaser's half: add the permit, then look: true if a waiter registered. */
+    final boolean releaseThenLook() {
+        available.incrementAndGet();  // before the look: a waiter from now on sees this permit
+        return waiting();
+    }
+
+    /** The registration's volatile write: the waiter's read of the count after it cannot pass it. */
+    void register() {
+        waiters++;
+    }
+
+    void unregister() {
+        waiters--;
+    }
+
+    boolean waiting() {
+        return waiters > 0;
+    }
+    // ANCHOR_END: pair
 }

@@ -22,8 +22,8 @@ package handofflab.handoffs;
  */
 public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     private final SynchronizedRef<T>[] slots;
-    private final PermitCounter free;     // slots a put may fill
-    private final PermitCounter filled;   // items a take may find
+    final PermitCounter free;     // slots a put may fill (package-private: the jcstress tests reach FastPht's)
+    final PermitCounter filled;   // items a take may find
     // The take's random start. java.util.Random, because JPF (cg.enumerate_random) turns each draw
     // into a choice of every value: it then tries every start and step the paper's random slot
     // allows, and a worker that probes again draws again rather than counting up (a counter made
