@@ -10,7 +10,7 @@ from pathlib import Path
 from handofflab import paths
 from handofflab.console import LabError
 
-CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "depth", "races")
+CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "depth", "races", "jcstress")
 # The checkers a class that is not a handoff takes: Lincheck checks a calendar collection list as a
 # set and a DHT process's local table (`table`) as a table; a calendar store also gets the stress
 # trials (StoreStress) and the lock probe (locks: StoreLocks, which holds one request at its commit
@@ -28,6 +28,10 @@ CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "
                   "queue": ("replies", "depth"), "database": ("races", "locks", "jpf")}
 PROBE_CHECKERS = ("locks", "replies", "depth", "races")  # the probes: each takes one kind of class, never a handoff
 JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies", "depth", "races")  # the Java checkers CI runs (JPF when asked)
+# The checkers run only when asked (`./lab check java --jpf`, `--jcstress`): JPF needs a jpf-core build of one's own;
+# jcstress (java/jcstress) runs a handoff's memory-model tests for minutes on the real JIT and hardware, and sees what
+# every other checker, exploring a sequentially consistent machine, cannot: a store that a later load passes.
+ASKED_CHECKERS = ("jpf", "jcstress")
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
@@ -94,6 +98,14 @@ class Handoff:
     trace: str = ""  # the spec a recorded run is validated against (`./lab check trace`), if the design has one
     track: str = "servers"  # which paper's question: servers (Roussev & Wu), dht (Malard & Stewart), calendar (McBride & Ferrell)
     trace_steps: str = ""  # the steps inside a call the kit's class logs and the trace spec allows, in words
+    # The prefix of its jcstress tests' names (java/jcstress: handofflab.handoffs.<prefix><Claim>), if it has any:
+    # `./lab check java --jcstress` runs them on each of its variants that claims a jcstress verdict.
+    jcstress: str = ""
+
+    @property
+    def jcstress_tests(self) -> str:
+        """jcstress's -t regexp for this handoff's tests: its prefix, then the claim's capitalised name."""
+        return rf"\.{self.jcstress}[A-Z]\w*$" if self.jcstress else ""
 
 
 @dataclass(frozen=True)
@@ -253,7 +265,7 @@ def _handoffs(data: dict, path: Path) -> dict[str, Handoff]:
     for h in data.get("handoff", []):
         handoffs[h["name"]] = Handoff(h["name"], h.get("title", h["name"]), h["spec"], h["java"], h.get("summary", ""),
                                      float(h.get("stress_seconds", 0)), dict(h.get("check", {})), h.get("trace", ""),
-                                     h.get("track", "servers"), h.get("trace_steps", ""))
+                                     h.get("track", "servers"), h.get("trace_steps", ""), h.get("jcstress", ""))
         if handoffs[h["name"]].track not in TRACKS:
             raise LabError(f"{path.name}: handoff '{h['name']}' has track = '{h['track']}'", f"use one of {TRACKS}")
         if handoffs[h["name"]].trace and not (paths.SPECS / f"{handoffs[h['name']].trace}.tla").exists():
@@ -299,6 +311,10 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
         raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
                        "the probes check one kind of class each (locks: a calendar store; replies and depth: a "
                        "DHT completion queue), never a handoff: remove the claim")
+    if "jcstress" in expect and not (v.get("java") and variant.handoff.jcstress):
+        raise LabError(f"{where} claims a jcstress verdict, but its handoff '{variant.handoff.name}' has no jcstress "
+                       "tests", "give the [[handoff]] `jcstress = \"PREFIX\"` (its tests in java/jcstress are named "
+                       "PREFIX<Claim>), or remove the claim")
     if v.get("java"):
         variant.profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
     if not variant.correct:

@@ -1,4 +1,4 @@
-"""`./lab check java`: Lincheck, the stress watchdog and (optionally) JPF over
+"""`./lab check java`: Lincheck, the stress watchdog and (when asked) JPF and jcstress over
 every Java handoff in the catalog; each verdict compared with the catalog and
 each counterexample drawn as the same swimlanes as TLC's."""
 from __future__ import annotations
@@ -7,6 +7,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,24 @@ LINCHECK_JVM = ["-XX:TieredStopAtLevel=1"]
 # a JPF search stops itself at its budget of states (about 5 minutes here); the clock is only a backstop
 JPF_TIMEOUT = 1800
 
+# jcstress (java/jcstress, one shaded jar) runs a handoff's memory-model tests: its actors side by side on the real
+# JIT and hardware, millions of samples, each outcome graded acceptable or forbidden. Its `quick` preset in one JVM
+# configuration (-jvmArgs pins it; jcstress's own default crosses every test with the interpreter, C1, C2 and split
+# compilation, which is the full tier's) takes 1-2 minutes a test on 2 cores. jcstress 0.16 exits 0 whatever its
+# tests saw: handofflab.jcstress.Verdicts reads its result file and writes the kit's verdict JSON.
+JCSTRESS_JAR = paths.JAVA / "jcstress" / "target" / "jcstress.jar"
+JCSTRESS_OPTIONS = {"ci": ["-m", "quick", "-jvmArgs", "-XX:+UseParallelGC"], "full": ["-m", "quick"]}
+JCSTRESS_TIMEOUT = 3600
+
+
+def jcstress_command(java_class: str, tests: str, out: Path, report: Path, options: list[str]) -> list[str]:
+    """jcstress's tests matching `tests` on `java_class` (a FastBuffer or FastPht, or a twin of one), through the
+    kit's reader of its results; jcstress's HTML report goes to `report` (run it there: its result file goes to the
+    folder it runs in)."""
+    javabuild.build()
+    return ["java", "-cp", str(JCSTRESS_JAR), "handofflab.jcstress.Verdicts", java_class, tests, "--out", str(out),
+            "--report", str(report), *options]
+
 
 def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckProfile | None, out: Path, seconds: float,
                     extra_classpath: str = "", class_kind: str | None = None) -> list[str]:
@@ -66,19 +85,28 @@ def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckPro
             "--out", str(out), "--seconds", str(seconds)]
 
 
-def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 300) -> dict:
+def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 300, tier: str = "ci") -> dict:
     """One checker on a catalogued variant's class, in its own JVM; returns the verdict JSON."""
     variant = catalog_mod.load().variant(name)
     java_class = variant.java_class
     out = OUT / f"{java_class}.{checker}.verdict.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.unlink(missing_ok=True)
-    stopper = "JPF's state budget" if checker == "jpf" else "the watchdog"
-    proc = toolchain.run(checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds,
-                                         class_kind=variant.class_kind),
-                         f"{checker} on {java_class}", f"{stopper} should have stopped it: run it alone with "
-                         f"`./lab check java {name}` and report the thread dump",
-                         timeout=max(timeout, JPF_TIMEOUT) if checker == "jpf" else timeout, check=False)
+    cwd = None
+    if checker == "jcstress":
+        cwd = OUT / f"{java_class}.jcstress"  # its report and its result file, a run's alone
+        shutil.rmtree(cwd, ignore_errors=True)
+        cwd.mkdir(parents=True)
+        cmd = jcstress_command(java_class, variant.handoff.jcstress_tests, out, cwd, JCSTRESS_OPTIONS[tier])
+        stopper, timeout = "jcstress's own time per test", JCSTRESS_TIMEOUT
+    else:
+        cmd = checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds,
+                              class_kind=variant.class_kind)
+        stopper = "JPF's state budget" if checker == "jpf" else "the watchdog"
+        timeout = max(timeout, JPF_TIMEOUT) if checker == "jpf" else timeout
+    proc = toolchain.run(cmd, f"{checker} on {java_class}", f"{stopper} should have stopped it: run it alone with "
+                         f"`./lab check java {name}` and report the thread dump", cwd=cwd, timeout=timeout,
+                         check=False)
     if proc.returncode != 0 or not out.exists():
         tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
         raise LabError(f"{checker} on {java_class} failed (exit {proc.returncode}):\n{tail}",
@@ -86,22 +114,32 @@ def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 
     return json.loads(out.read_text())
 
 
-def record_jpf(name: str) -> Path:
-    """JPF's counterexample for variant `name`, kept for the book (CI has no JPF): book/recorded/."""
+def record(name: str, checker: str = "jpf") -> Path:
+    """A checker's counterexample for variant `name`, kept for the book: JPF's (CI has no JPF) or jcstress's (minutes
+    a class, and its counts differ from run to run): book/recorded/VARIANT.CHECKER.json."""
     variant = catalog_mod.load().variant(name)
-    verdict = run_checker("jpf", name, timeout=1200)
+    if checker == "jcstress" and variant.expected("jcstress") is None:
+        raise LabError(f"the catalog claims no jcstress verdict for {name}", "record a twin that jcstress catches")
+    verdict = run_checker(checker, name, timeout=1200)
     lane = verdict_swimlane(verdict)
     if lane is None:
-        raise LabError(f"JPF gives {verdict['verdict']} on {name}: no counterexample to record ({verdict['detail']})",
-                       "record a variant JPF catches (its catalog entry says jpf = ...)")
+        raise LabError(f"{checker} gives {verdict['verdict']} on {name}: no counterexample to record ({verdict['detail']})",
+                       f"record a variant {checker} catches (its catalog entry says {checker} = ...)")
     st = verdict["stats"]
-    lane.note += (f"\n\n*Recorded from a real run* of JPF (jpf-core's java-17 branch, built by hand outside the kit) on "
-                  f"{datetime.date.today()} with `JPF_HOME=… ./lab check java --record-jpf {variant.name}`: "
-                  f"{st['newStates']:,} new states, {st['visitedStates']:,} visited, depth {st['maxDepth']}, "
-                  f"{float(st['seconds']):.1f} s. CI has no JPF, so this copy is kept in `book/recorded/`; a test checks "
-                  "that every source line it cites still reads as shown, and, where JPF_HOME is set, that a fresh run "
-                  "draws the same steps.")
-    out = paths.BOOK / "recorded" / f"{variant.name}.jpf.json"
+    if checker == "jpf":
+        how = ("JPF (jpf-core's java-17 branch, built by hand outside the kit)",
+               f"{st['newStates']:,} new states, {st['visitedStates']:,} visited, depth {st['maxDepth']}",
+               "CI has no JPF, so this copy is kept in `book/recorded/`; a test checks that every source line it cites "
+               "still reads as shown, and, where JPF_HOME is set, that a fresh run draws the same steps.")
+    else:
+        how = (f"jcstress 0.16 (`java/jcstress`, {' '.join(JCSTRESS_OPTIONS['ci'])}) on {os.cpu_count()} cores",
+               f"{int(st['samples']):,} samples",
+               "Its counts differ from run to run, so this copy is kept in `book/recorded/`; a test checks that each "
+               "lane is what its actor's `@Lane` says now, and the full tier that a fresh run draws the same steps.")
+    lane.note += (f"\n\n*Recorded from a real run* of {how[0]} on {datetime.date.today()} with "
+                  f"`./lab check java --record-{checker} {variant.name}`: {how[1]}, {float(st['seconds']):.1f} s. "
+                  + how[2])
+    out = paths.BOOK / "recorded" / f"{variant.name}.{checker}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(lane.to_json())
     return out
@@ -128,7 +166,12 @@ def verdict_swimlane(verdict: dict) -> Swimlane | None:
         return lincheck_swimlane(verdict["trace"], title, v)
     steps = [Step(t, a, [s] if s else []) for t, a, s in verdict["steps"]]
     threads = list(dict.fromkeys([*verdict["ending"], *(s.thread for s in steps)]))
-    return Swimlane(title, verdict["checker"], v, threads, steps, verdict["ending"], verdict.get("detail", ""))
+    note = verdict.get("detail", "")
+    if verdict["checker"] == "jcstress":  # its steps ran side by side, not in turn: what it counted is the evidence
+        note = ("The actors ran at once, each on its own core; a lane is what one actor did and saw in the forbidden "
+                "outcome, and the rows' order is only the test's order of its actors. " + note
+                + "\n\nEvery outcome jcstress observed:\n\n" + verdict.get("trace", ""))
+    return Swimlane(title, verdict["checker"], v, threads, steps, verdict["ending"], note)
 
 
 def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
@@ -164,7 +207,7 @@ def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
 
 
 def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_traces: bool = True,
-          cat=None, handoff: str | None = None) -> list[JavaOutcome]:
+          cat=None, handoff: str | None = None, jcstress: bool = False) -> list[JavaOutcome]:
     """`name`: one variant, or a handoff (design) and all its variants; `handoff`: the same, by keyword."""
     cat = cat or catalog_mod.load()
     if name in cat.handoffs:
@@ -172,7 +215,7 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
     chosen = [v for v in cat.select(name, tier, handoff=handoff) if v.java_class]
     if name and not chosen:
         raise LabError(f"{name} has no Java class in the catalog", "pick a variant with `java = ...`")
-    checkers = [*catalog_mod.JAVA_CHECKERS] + (["jpf"] if jpf else [])
+    checkers = [*catalog_mod.JAVA_CHECKERS] + (["jpf"] if jpf else []) + (["jcstress"] if jcstress else [])
     for v in chosen:
         for checker in _checkers(v, checkers):
             # A checker may be left unclaimed only with a reason (JPF's budget, a catch that needs luck).
@@ -197,6 +240,9 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
     if not jpf:
         skip("JPF not run (add --jpf). " + ("JPF_HOME is set." if os.environ.get("JPF_HOME") else
                                             "JPF_HOME is not set: the JPF backend needs a jpf-core build you make yourself."))
+    if not jcstress and any(v.handoff.jcstress for v in chosen):
+        skip("jcstress not run (add --jcstress: a few minutes a class): the fast handoffs' memory-model claims, which "
+             "no other checker sees")
     return outcomes
 
 
@@ -204,7 +250,7 @@ def _checkers(v, checkers: list[str]) -> list[str]:
     """The checkers that apply to a variant's class (a class that is not a handoff takes its own)."""
     if v.class_kind:
         return [c for c in checkers if c in catalog_mod.CLASS_CHECKERS[v.class_kind]]
-    return [c for c in checkers if c not in catalog_mod.PROBE_CHECKERS]
+    return [c for c in checkers if c not in catalog_mod.PROBE_CHECKERS and (c != "jcstress" or v.handoff.jcstress)]
 
 
 def claimed_pairs(tier: str = "ci", cat=None) -> list[tuple[catalog_mod.Variant, str]]:
@@ -231,13 +277,13 @@ def check_pair(v, checker: str, tier: str = "ci", show_traces: bool = False) -> 
     # One checker at a time: a stress run needs every core to itself, and two Lincheck
     # JVMs side by side were no faster on 2 cores (each already keeps both busy).
     seconds = max(STRESS_SECONDS[tier], v.handoff.stress_seconds)
-    verdict = run_checker(checker, v.name, seconds)
+    verdict = run_checker(checker, v.name, seconds, tier=tier)
     if verdict["verdict"] == "incomplete":
         # No trial finished: too busy a machine. Once more with twice the time, as the grader does; then no verdict,
         # said as such, with how many cores other work kept busy meanwhile (stats' others_cores), which a caller
         # holds to the grader's bar before it calls the run anything but unjudged.
         before, started = toolchain.machine_cpu_seconds(), time.monotonic()
-        verdict = run_checker(checker, v.name, 2 * seconds)
+        verdict = run_checker(checker, v.name, 2 * seconds, tier=tier)
         wall, st, after = time.monotonic() - started, verdict["stats"], toolchain.machine_cpu_seconds()
         if "process_cpu_s" in st and after and wall:
             st["others_cores"] = max(0.0, after - before - st["process_cpu_s"]) / wall
@@ -262,6 +308,8 @@ def _report(outcomes: list[JavaOutcome], cat) -> None:
     for o in outcomes:
         if o.got == "skip":
             mark = "[yellow]SKIP"
+        elif o.got.startswith("error:"):
+            mark = "[red]NO VERDICT (error)"
         elif o.got == "incomplete":
             mark = "[yellow]NO VERDICT"
         else:

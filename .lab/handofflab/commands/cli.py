@@ -122,27 +122,31 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file):
 @click.option("--tier", type=click.Choice(["ci", "full"]), default="ci", show_default=True,
               help="ci: 3 s of stress per class; full: 30 s")
 @click.option("--jpf", is_flag=True, help="also run JPF (needs JPF_HOME; a visible SKIP otherwise)")
+@click.option("--jcstress", is_flag=True,
+              help="also run jcstress on the fast handoffs and their twins (java/jcstress: a few minutes a class)")
 @click.option("--replay", "replay_file", type=click.Path(path_type=Path),
               help="show a saved counterexample (results/java/*.json or results/specs/*.json)")
 @click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
 @click.option("--notify-witness", is_flag=True,
               help="run the program on which the JVM and JPF disagree about notify(): on both (needs JPF_HOME)")
 @click.option("--record-jpf", "record", metavar="NAME", help="keep JPF's counterexample on NAME for the book (book/recorded/)")
-def check_java(name, tier, jpf, replay_file, quiet, notify_witness, record):
-    """Run Lincheck and the stress watchdog (and JPF with --jpf) on every Java handoff in the catalog,
-    or on NAME: one variant (NotifyBuffer) or one design's variants (SharedBuffer)."""
+@click.option("--record-jcstress", "record_jcstress", metavar="NAME",
+              help="keep jcstress's counterexample on NAME (a twin) for the book (book/recorded/)")
+def check_java(name, tier, jpf, jcstress, replay_file, quiet, notify_witness, record, record_jcstress):
+    """Run Lincheck and the stress watchdog (and JPF with --jpf, jcstress with --jcstress) on every Java handoff in
+    the catalog, or on NAME: one variant (NotifyBuffer) or one design's variants (SharedBuffer)."""
     from handofflab import javacheck
     if replay_file:
         javacheck.replay(replay_file)
         return
-    if record:
-        console.print(f"recorded: {javacheck.record_jpf(record)}")
+    if record or record_jcstress:
+        console.print(f"recorded: {javacheck.record(record or record_jcstress, 'jpf' if record else 'jcstress')}")
         return
     if notify_witness:
         jvm, jpf_verdict = javacheck.notify_witness()
         console.print(f"JVM: {jvm}\nJPF: {jpf_verdict['verdict']}: {jpf_verdict['detail']}")
         return
-    outcomes = javacheck.check(name, tier, jpf, show_traces=not quiet)
+    outcomes = javacheck.check(name, tier, jpf, show_traces=not quiet, jcstress=jcstress)
     if not all(o.matches for o in outcomes):
         sys.exit(1)
 
