@@ -134,6 +134,18 @@ class Variant:
     # steps), or "steps", its calls and the steps the kit's class logs itself (a claim that says nothing about
     # a student's class with the same bug). `./lab check trace` records each claim on what it rests on.
     trace_from: str = "calls"
+    # Which of its handoff's jcstress tests a variant runs, by the rest of their names after the handoff's prefix (a
+    # regexp, "" for all). A twin runs the tests of the Dekker pairs (their halves, side by side, never block): the
+    # design's other tests put and take for real, and a twin's lost wake-up hangs them until jcstress gives up on the
+    # iteration (30 s or more, each).
+    jcstress_tests: str = ""
+
+    @property
+    def jcstress_selector(self) -> str:
+        """jcstress's -t regexp for this variant: its handoff's tests, or those jcstress_tests names."""
+        if not self.jcstress_tests:
+            return self.handoff.jcstress_tests
+        return rf"\.{self.handoff.jcstress}(?:{self.jcstress_tests})$"
 
     @property
     def java_class(self) -> str | None:
@@ -294,6 +306,7 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
         bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
         check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
         queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
+        jcstress_tests=v.get("jcstress_tests", ""),
     )
     if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
         raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",
@@ -315,6 +328,9 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
         raise LabError(f"{where} claims a jcstress verdict, but its handoff '{variant.handoff.name}' has no jcstress "
                        "tests", "give the [[handoff]] `jcstress = \"PREFIX\"` (its tests in java/jcstress are named "
                        "PREFIX<Claim>), or remove the claim")
+    if v.get("jcstress_tests") and "jcstress" not in expect:
+        raise LabError(f"{where} names jcstress_tests but claims no jcstress verdict", "add `jcstress = \"...\"` under "
+                       "its [variant.expect], or remove jcstress_tests")
     if v.get("java"):
         variant.profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
     if not variant.correct:

@@ -97,7 +97,7 @@ def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 
         cwd = OUT / f"{java_class}.jcstress"  # its report and its result file, a run's alone
         shutil.rmtree(cwd, ignore_errors=True)
         cwd.mkdir(parents=True)
-        cmd = jcstress_command(java_class, variant.handoff.jcstress_tests, out, cwd, JCSTRESS_OPTIONS[tier])
+        cmd = jcstress_command(java_class, variant.jcstress_selector, out, cwd, JCSTRESS_OPTIONS[tier])
         stopper, timeout = "jcstress's own time per test", JCSTRESS_TIMEOUT
     else:
         cmd = checker_command(checker, java_class, variant.profile if variant.java else None, out, seconds,
@@ -111,7 +111,10 @@ def run_checker(checker: str, name: str, seconds: float = 3.0, timeout: float = 
         tail = "\n".join(proc.stderr.strip().splitlines()[-10:])
         raise LabError(f"{checker} on {java_class} failed (exit {proc.returncode}):\n{tail}",
                        "rebuild with `./lab check java` after `mvn -f java/pom.xml clean`")
-    return json.loads(out.read_text())
+    said = out.read_text()
+    if cwd:  # jcstress names its report by the path it was given: say it as every message says a path
+        said = said.replace(str(cwd), paths.shown(cwd))
+    return json.loads(said)
 
 
 def record(name: str, checker: str = "jpf") -> Path:

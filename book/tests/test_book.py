@@ -188,3 +188,37 @@ def test_every_finding_about_the_papers_links_to_the_section_that_shows_it():
     assert all(re.search(r"\]\((theorems|benchmarks|dht|calendar)\.md#[\w-]+\)", row) for row in rows), rows
     assert "Malard & Stewart" in text and "McBride & Ferrell" in text  # all four papers (issue 49)
     assert "papers-errata.md" in (paths.BOOK / "src" / "SUMMARY.md").read_text()
+
+
+CHECKER_COLUMNS = {"TLC": "tlc", "Lincheck": "lincheck", "stress": "stress", "JPF": "jpf", "trace": "trace",
+                   "jcstress": "jcstress"}
+
+
+def _checker_tables(text: str):
+    """Each table of the book whose header is `| class |` and checkers: (its columns' checkers, its rows' cells)."""
+    for block in re.findall(r"^\| class \|.*\n\|[-| ]+\|\n(?:\|.*\n)+", text, re.M):
+        header, _, *rows = block.strip().splitlines()
+        columns = [CHECKER_COLUMNS.get(c.strip()) for c in header.strip("|").split("|")[1:]]
+        if all(columns):
+            yield columns, [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+
+
+def test_the_books_checker_tables_say_what_the_catalog_claims():
+    """Every table of classes and checkers in the book (the fast chapter's, with the jcstress column) holds, for each
+    class, the verdict its catalog entry claims, or 'not claimed' where it claims none (issue 66: the catalog, the
+    command and the book agree on the column)."""
+    from handofflab import catalog
+    cat = catalog.load()
+    seen = set()
+    for chapter in sorted((paths.BOOK / "src").glob("*.md")):
+        for columns, rows in _checker_tables(chapter.read_text()):
+            for name, *cells in rows:
+                variant = cat.variant(name.strip("`"))
+                for checker, cell in zip(columns, cells):
+                    claim = variant.expected(checker)
+                    want = f"`{claim}`" if claim else "not claimed"
+                    assert cell.startswith(want), f"{chapter.name}: {variant.name} under {checker}: the book says " \
+                                                  f"{cell!r}, the catalog {claim or 'nothing'}"
+                seen.add((variant.name, "jcstress" in columns))
+    claimed = {v.name for v in cat.variants.values() if v.expected("jcstress")}
+    assert claimed <= {name for name, has in seen if has}, "a jcstress claim the book's tables do not show"

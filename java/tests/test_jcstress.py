@@ -22,15 +22,19 @@ LANE = re.compile(r'@Lane\(thread = "([^"]+)", does = "([^"]+)"')
 BRIEF = ["-f", "1", "-iters", "1", "-time", "1000", "-jvmArgs", "-XX:+UseParallelGC"]
 
 
-def _only(monkeypatch, prefix: str, cat=CAT):
-    """The catalog as loaded, but FastBuffer's jcstress tests cut to those named `prefix`..., and runs kept brief."""
-    handoff = dataclasses.replace(cat.handoffs["FastBuffer"], jcstress=prefix)
-    variants = {n: dataclasses.replace(v, handoff=handoff) if v.handoff.name == "FastBuffer" else v
+def _only(monkeypatch, tests: str, cat=CAT):
+    """The catalog as loaded, but every FastBuffer variant running only the jcstress tests `tests` names (the rest of
+    their names after the prefix), and runs kept brief."""
+    variants = {n: dataclasses.replace(v, jcstress_tests=tests) if v.handoff.name == "FastBuffer" else v
                 for n, v in cat.variants.items()}
-    cut = dataclasses.replace(cat, handoffs={**cat.handoffs, "FastBuffer": handoff}, variants=variants)
+    cut = dataclasses.replace(cat, variants=variants)
     monkeypatch.setattr(javacheck.catalog_mod, "load", lambda *a, **kw: cut)
     monkeypatch.setitem(javacheck.JCSTRESS_OPTIONS, "ci", BRIEF)
     return cut
+
+
+def _tests(selector: str) -> list[str]:
+    return [p.stem for p in TESTS.glob("*.java") if re.search(selector, ".handofflab.handoffs." + p.stem)]
 
 
 def test_every_jcstress_claim_is_on_a_fast_handoff_whose_tests_exist():
@@ -38,17 +42,18 @@ def test_every_jcstress_claim_is_on_a_fast_handoff_whose_tests_exist():
     assert {v.name for v in CLAIMS if v.correct} == {h.name for h in CAT.handoffs.values() if h.jcstress}
     assert TWINS and all(v.expected("jcstress") == "deadlock" for v in TWINS)
     for h in (h for h in CAT.handoffs.values() if h.jcstress):
-        tests = [p.stem for p in TESTS.glob("*.java") if re.search(h.jcstress_tests, "." + p.stem)]
-        assert len(tests) >= 2, (h.name, tests)  # publication and a Dekker pair at least
+        tests = _tests(h.jcstress_tests)
+        assert len(tests) >= 2 and any(t.endswith("Publication") for t in tests), (h.name, tests)
     for v in TWINS:  # only the memory model breaks it: every interleaving checker passes it, or says why it is not run
         assert v.expected("lincheck") == "pass" and {"tlc", "lincheck", "stress", "jpf", "trace"} <= set(v.why), v.name
+        assert _tests(v.jcstress_selector) and all(t.endswith("Wake") for t in _tests(v.jcstress_selector)), v.name
 
 
 def test_a_twin_is_caught_its_outcome_drawn_and_a_forbidden_outcome_fails_the_check(monkeypatch, tmp_path):
     """A real jcstress run of ReleasePutBuffer's Dekker pair: the forbidden outcome is the verdict, drawn as the
     kit's swimlanes with jcstress's counts; and held to a catalog that claimed a pass, the check fails."""
     monkeypatch.setattr(javacheck, "OUT", tmp_path)
-    cut = _only(monkeypatch, "FastBufferWorker")
+    cut = _only(monkeypatch, "WorkerWake")
     twin = cut.variant("ReleasePutBuffer")
     o = javacheck.check_pair(twin, "jcstress")
     assert o.got == "deadlock" == o.expected and o.matches, o.detail
@@ -119,7 +124,7 @@ def test_jcstress_gives_the_catalogued_verdict(variant, monkeypatch, tmp_path):
     monkeypatch.setattr(javacheck, "OUT", tmp_path)
     o = javacheck.check_pair(variant, "jcstress")
     assert o.got == o.expected, f"jcstress on {variant.name}: {o.got} ({o.detail})"
-    assert o.stats["tests"] == len([p for p in TESTS.glob("*.java") if re.search(variant.handoff.jcstress_tests, "." + p.stem)])
+    assert o.stats["tests"] == len(_tests(variant.jcstress_selector)), o.stats
     assert o.stats["samples"] > 1_000_000, o.stats
     recorded = paths.BOOK / "recorded" / f"{variant.name}.jcstress.json"
     if recorded.exists():  # the book's copy: a fresh run draws the same lanes (its counts differ)
