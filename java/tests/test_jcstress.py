@@ -7,8 +7,10 @@ import json
 import re
 
 import pytest
+from click.testing import CliRunner
 
 from handofflab import catalog, javacheck, paths, toolchain
+from handofflab.commands.cli import cli
 
 CAT = catalog.load()
 CLAIMS = [v for v in CAT.variants.values() if v.expected("jcstress") is not None]
@@ -18,8 +20,10 @@ RECORDED = sorted((paths.BOOK / "recorded").glob("*.jcstress.json"))  # the book
 LANE = re.compile(r'@Lane\(thread = "([^"]+)", does = "([^"]+)"')
 
 # One test of one twin, briefly: the forbidden outcome of FastBufferWorkerWake shows in every run on 2 x86 cores
-# (hundreds of thousands of times in 10^7 samples; the note of issue 66 gives the runs), so a short run decides it.
-BRIEF = ["-f", "1", "-iters", "1", "-time", "1000", "-jvmArgs", "-XX:+UseParallelGC"]
+# (hundreds of thousands of times in a few million samples; the note of issue 66 gives the runs), so a short run
+# decides it: one fork, one iteration of 0.5 s, no split compilation, in each of the two JVM modes jcstress finds
+# (about 9 s, where the kit's check runs its quick preset for a minute).
+BRIEF = ["-f", "1", "-fsm", "1", "-iters", "1", "-time", "500", "-sc", "false", "-jvmArgs", "-XX:+UseParallelGC"]
 
 
 def _only(monkeypatch, tests: str, cat=CAT):
@@ -65,9 +69,14 @@ def test_a_twin_is_caught_its_outcome_drawn_and_a_forbidden_outcome_fails_the_ch
     assert re.search(r"\| FastBufferWorkerWake \| `false, false` \| forbidden \| [1-9][\d,]* \|", lane.note), lane.note
     assert (tmp_path / "ReleasePutBuffer.jcstress" / "index.html").exists()  # jcstress's own report, beside it
 
+    # the same run's verdict, held to a catalog that claimed a pass: `./lab check java` exits 1 on an outcome that differs
+    said = json.loads((tmp_path / "ReleasePutBuffer.jcstress.verdict.json").read_text())
+    monkeypatch.setattr(javacheck, "run_checker", lambda *a, **kw: said)
     claimed_pass = dataclasses.replace(twin, expect={**twin.expect, "jcstress": "pass"})
     wrong = javacheck.check_pair(claimed_pass, "jcstress")
-    assert wrong.got == "deadlock" and not wrong.matches  # `./lab check java` exits 1 on any outcome that differs
+    assert wrong.got == "deadlock" and not wrong.matches
+    monkeypatch.setattr(javacheck, "check", lambda *a, **kw: [wrong])
+    assert CliRunner().invoke(cli, ["check", "java", "ReleasePutBuffer", "--jcstress"]).exit_code == 1
 
 
 def test_a_jcstress_run_that_judged_nothing_is_an_error_never_a_pass(monkeypatch, tmp_path):
