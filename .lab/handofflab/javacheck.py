@@ -54,10 +54,10 @@ LINCHECK_JVM = ["-XX:TieredStopAtLevel=1"]
 JPF_TIMEOUT = 1800
 
 # jcstress (java/jcstress, one shaded jar) runs a handoff's memory-model tests: its actors side by side on the real
-# JIT and hardware, millions of samples, each outcome graded acceptable or forbidden. Its `quick` preset in one JVM
-# configuration (-jvmArgs pins it; jcstress's own default crosses every test with the interpreter, C1, C2 and split
-# compilation, which is the full tier's) takes 1-2 minutes a test on 2 cores. jcstress 0.16 exits 0 whatever its
-# tests saw: handofflab.jcstress.Verdicts reads its result file and writes the kit's verdict JSON.
+# JIT and hardware, millions of samples, each outcome graded acceptable or forbidden. Its `quick` preset with the JVM's
+# flags pinned (-jvmArgs: one configuration, crossed only with jcstress's compilation modes) took about 30 s a test on
+# 2 quiet cores, tens of millions of samples; `--tier full` leaves jcstress its own crossing of JVM flags too. jcstress
+# 0.16 exits 0 whatever its tests saw: handofflab.jcstress.Verdicts reads its result file and writes the verdict JSON.
 JCSTRESS_JAR = paths.JAVA / "jcstress" / "target" / "jcstress.jar"
 JCSTRESS_OPTIONS = {"ci": ["-m", "quick", "-jvmArgs", "-XX:+UseParallelGC"], "full": ["-m", "quick"]}
 JCSTRESS_TIMEOUT = 3600
