@@ -28,10 +28,9 @@ CLASS_CHECKERS = {"collection": ("lincheck",), "store": ("lincheck", "stress", "
                   "queue": ("replies", "depth"), "database": ("races", "locks", "jpf")}
 PROBE_CHECKERS = ("locks", "replies", "depth", "races")  # the probes: each takes one kind of class, never a handoff
 JAVA_CHECKERS = ("lincheck", "stress", "locks", "replies", "depth", "races")  # the Java checkers CI runs (JPF when asked)
-# The checkers run only when asked (`./lab check java --jpf`, `--jcstress`): JPF needs a jpf-core build of one's own;
-# jcstress (java/jcstress) runs a handoff's memory-model tests for minutes on the real JIT and hardware, and sees what
-# every other checker, exploring a sequentially consistent machine, cannot: a store that a later load passes.
-ASKED_CHECKERS = ("jpf", "jcstress")
+# Run only when asked (`./lab check java --jpf`, `--jcstress`): JPF needs a jpf-core build of one's own; jcstress
+# (java/jcstress) runs a handoff's memory-model tests for minutes on the real JIT and hardware, and sees what every
+# other checker, exploring a sequentially consistent machine, cannot: a store that a later load passes.
 VERDICT = re.compile(r"pass|deadlock|violation:[A-Z]\w*")  # what every checker reports, TLC and Java alike
 TIERS = ("ci", "full")
 THREADS = ("one", "per-connection", "pool")  # a server design's threads: who serves a connection
