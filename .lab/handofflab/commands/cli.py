@@ -314,13 +314,26 @@ def bench_calendar(mode, reps, ns, limits):
 @click.option("--reps", type=int, help="runs per point (default: the mode's)")
 @click.option("--matrices", "matrices", type=click.Path(file_okay=False, exists=True, path_type=Path),
               help="a folder of MatrixMarket files (NAME.mtx, Table 1's names) to scatter instead of the kit's look-alikes")
-def bench_dht(mode, reps, matrices):
+@click.option("--latency", "latency", metavar="MS[,MS...]",
+              help="the latency study instead: Table 1's scatter, N-1 over p and the patterns on loopback and through "
+                   "Toxiproxy at each latency (ms each way; 0: the proxy's own cost), in results/bench/dht-latency/ "
+                   "(Toxiproxy is built from the Go module proxy on first use; needs Go)")
+@click.option("--jitter", type=int, default=0, show_default=True, metavar="MS",
+              help="with --latency: each delay varies by up to this many ms either way")
+def bench_dht(mode, reps, matrices, latency, jitter):
     """Malard & Stewart's micro-benchmarks on the kit's distributed table, one JVM per process on
     loopback: 1-N, N-N and N-1 at queue depth q and 0 against a raw one-sided put and a Hazelcast cluster
     from the same run, then the randomised study of L with Kruskal-Wallis tests, then the matrix scatter
-    of their Table 1 against blocking send/receive; CSV and plots in results/bench/dht/."""
+    of their Table 1 against blocking send/receive; CSV and plots in results/bench/dht/. With --latency,
+    the paper's scatter and processor axis across a network with latency (Toxiproxy), in results/bench/dht-latency/."""
     from handofflab import bench_dht as mod
-    mod.run(mode, reps, matrices)
+    try:
+        latencies = [int(x) for x in latency.split(",")] if latency is not None else None
+    except ValueError:
+        raise LabError(f"--latency takes milliseconds separated by commas, got '{latency}'", "e.g. --latency 0,1,5")
+    if jitter and latencies is None:
+        raise LabError("--jitter needs --latency", "e.g. --latency 5 --jitter 1")
+    mod.run(mode, reps, matrices, latencies, jitter)
 
 
 @bench.command("heap")

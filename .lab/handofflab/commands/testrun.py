@@ -204,6 +204,7 @@ def run(pytest_args: tuple[str, ...] = (), tier: str = "default") -> int:
     phases = {}
     installing = time.monotonic()
     toolchain.install()  # a fresh clone's first installs, before any test: a test's time is its own
+    toolchain.install_optional()
     phases["tools"] = time.monotonic() - installing
     java_cases, phases["JUnit"] = _java(tier, chosen, junit_full, reports)
     py_cases, phases["pytest"] = _pytest(tier, chosen, pytest_args, results, reports)

@@ -10,7 +10,7 @@ import shlex
 from grader import budgets, feedback, sidebyside
 from grader.context import Context
 from grader.jail import MalformedReport, read_report
-from handofflab import dht, javabuild
+from handofflab import javabuild, toolchain
 
 KIND = "dht"
 NEEDS = ("junit", "checker")   # a queue that loses buffers would leave every process waiting
@@ -118,7 +118,7 @@ def _run(ctx: Context, rep: int, queue: str, cls: str) -> dict:
 def _run_once(ctx: Context, rep: int, queue: str, cls: str) -> dict:
     x, tmp = ctx.rubric.dht, ctx.tmp
     p = x["processes"]
-    peers = ",".join(f"127.0.0.1:{port}" for port in dht.free_ports(p))
+    peers = ",".join(f"127.0.0.1:{port}" for port in toolchain.free_ports(p))
     # the kit's runs hold no submitted class: nothing of the judged runs beside the judge's measurement
     cp = (f"{tmp / 'classes'}:" if queue == "yours" else "") + javabuild.classpath("dht")
     name = f"dht-{rep}-{'yours' if queue == 'yours' else 'kit'}"

@@ -108,6 +108,19 @@ final class Origin implements Closeable {
         }
     }
 
+    /** A socket and its two streams, once its handshake is done. */
+    private static final class Connected {
+        final Socket socket;
+        final DataOutputStream out;
+        final DataInputStream in;
+
+        Connected(Socket socket, DataOutputStream out, DataInputStream in) {
+            this.socket = socket;
+            this.out = out;
+            this.in = in;
+        }
+    }
+
     /** The connection to one target and the thread that reads its replies. */
     private final class Link {
         final int target;
@@ -122,27 +135,44 @@ final class Origin implements Closeable {
             this.target = target;
             InetSocketAddress a = config.peers.get(target);
             this.name = "target " + target + " (" + a.getHostString() + ":" + a.getPort() + ")";
-            this.socket = connect(a);
-            try {
-                socket.setTcpNoDelay(true);
-                out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1 << 16));
-                in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
-                Wire.hello(out, config, config.id);
-                int id = Wire.readHello(in, config, name);
-                if (id != target) {
-                    throw new DhtException(name + " says it is process " + id + ": give every process the same --peers, in "
-                            + "the same order");
-                }
-            } catch (IOException e) {
-                throw new DhtException(name + " closed the connection during the handshake (" + e.getMessage() + ")", e);
-            }
+            Connected c = handshake(a);
+            this.socket = c.socket;
+            this.out = c.out;
+            this.in = c.in;
             Thread t = new Thread(this::readReplies, "dht-replies-" + config.id + "-to-" + target);
             t.setDaemon(true);
             t.start();
         }
 
-        private Socket connect(InetSocketAddress a) {
+        /** A connection to the target once it has answered the handshake. */
+        private Connected handshake(InetSocketAddress a) {
             long deadline = System.nanoTime() + (long) (config.connectSeconds * 1e9);
+            while (true) {
+                Socket s = connect(a, deadline);
+                try {
+                    s.setTcpNoDelay(true);
+                    Connected c = new Connected(s, new DataOutputStream(new BufferedOutputStream(s.getOutputStream(), 1 << 16)),
+                            new DataInputStream(new BufferedInputStream(s.getInputStream(), 1 << 16)));
+                    Wire.hello(c.out, config, config.id);
+                    int id = Wire.readHello(c.in, config, name);
+                    if (id != target) {
+                        throw new DhtException(name + " says it is process " + id + ": give every process the same --peers, in "
+                                + "the same order");
+                    }
+                    return c;
+                } catch (IOException e) {
+                    // A proxy in front of the target (Toxiproxy, for a network with latency) accepts at once and
+                    // closes when the target is not listening yet: try again until the target is up, or the deadline.
+                    closeQuietly(s);
+                    if (System.nanoTime() >= deadline) {
+                        throw new DhtException(name + " closed the connection during the handshake (" + e.getMessage() + ")", e);
+                    }
+                    pause();
+                }
+            }
+        }
+
+        private Socket connect(InetSocketAddress a, long deadline) {
             IOException last = null;
             do {
                 Socket s = new Socket();
@@ -162,6 +192,23 @@ final class Origin implements Closeable {
             throw new DhtException("cannot reach " + name + " after " + config.connectSeconds + " s ("
                     + (last instanceof ConnectException ? "connection refused" : String.valueOf(last)) + "): start every "
                     + "process of --peers, and check that host and port are right and reachable from process " + config.id, last);
+        }
+
+        private void closeQuietly(Socket s) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // it is being given up either way
+            }
+        }
+
+        private void pause() {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new DhtException("interrupted while connecting", e);
+            }
         }
 
         void send(Request r) {

@@ -40,6 +40,7 @@ import java.util.Set;
  * or changed, 2 bad arguments, 3 the table failed.
  */
 public final class ScatterMain {
+    private static final int READY = 1;   // a target's first byte to process 0, in the send/receive baseline
     private ScatterMain() {
     }
 
@@ -239,6 +240,7 @@ public final class ScatterMain {
                 server.bind(new InetSocketAddress(mine.getHostString(), mine.getPort()));
                 server.setSoTimeout((int) (config.connectSeconds * 1000) + 10_000);   // process 0 never came
                 try (Socket from = server.accept()) {
+                    from.getOutputStream().write(READY);   // process 0 knows it reached this process, not a proxy alone
                     DataInputStream in = new DataInputStream(new BufferedInputStream(from.getInputStream(), 1 << 16));
                     int[] values = new int[2 * m];
                     for (long row = in.readLong(); row >= 0; row = in.readLong()) {
@@ -265,23 +267,33 @@ public final class ScatterMain {
             }
         }
 
+        /** A connection to the target at {@code to}, once it has said it is ready: a proxy in front of it (Toxiproxy,
+         *  for a network with latency) accepts at once and closes when the target is not listening yet, and what
+         *  process 0 wrote into that connection would be lost; so it waits for the target's byte, and tries again. */
         private static Socket connect(InetSocketAddress to, double seconds) throws IOException {
             long deadline = System.nanoTime() + (long) (seconds * 1e9);
             while (true) {
+                Socket s = new Socket();
+                String why;
                 try {
-                    Socket s = new Socket(to.getHostString(), to.getPort());
+                    s.connect(new InetSocketAddress(to.getHostString(), to.getPort()));
                     s.setTcpNoDelay(true);
-                    return s;
-                } catch (java.net.ConnectException e) {
-                    if (System.nanoTime() > deadline) {
-                        throw new DhtException("cannot reach process at " + to + " after " + seconds + " s: " + e.getMessage());
+                    if (s.getInputStream().read() == READY) {
+                        return s;
                     }
-                    try {
-                        Thread.sleep(20);
-                    } catch (InterruptedException stop) {
-                        Thread.currentThread().interrupt();
-                        throw new DhtException("interrupted while connecting to " + to);
-                    }
+                    why = "it closed the connection before it was ready";
+                } catch (java.net.SocketException e) {   // refused (not up yet), or reset by the proxy
+                    why = e.getMessage();
+                }
+                s.close();
+                if (System.nanoTime() > deadline) {
+                    throw new DhtException("cannot reach process at " + to + " after " + seconds + " s: " + why);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException stop) {
+                    Thread.currentThread().interrupt();
+                    throw new DhtException("interrupted while connecting to " + to);
                 }
             }
         }

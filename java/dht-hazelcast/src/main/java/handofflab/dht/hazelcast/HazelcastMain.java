@@ -18,7 +18,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * {@code java handofflab.dht.hazelcast.HazelcastMain --id I --peers host:port,... [--pattern --values --n --L]}:
+ * {@code java handofflab.dht.hazelcast.HazelcastMain --id I --peers host:port,... [--listen PORT] [--pattern --values --n --L]}:
  * one member of a Hazelcast cluster running the same micro-benchmark as java/dht's DhtMain, on an
  * {@code IMap}, with its asynchronous operations: L of {@code putAsync}, {@code getAsync} or
  * {@code removeAsync}, then a wait for them; a barrier after each phase. It prints the same line of
@@ -32,6 +32,10 @@ import java.util.concurrent.CompletableFuture;
  * appending and replacing do the same. Hazelcast has no collective barrier outside its CP subsystem,
  * so the barrier is a counter in a map, under the map's lock.
  *
+ * <p>{@code --listen PORT}: the member binds that port, and its {@code --peers} entry is the address
+ * the others reach it by (a proxy in front of it, which {@code ./lab bench dht --latency} puts there):
+ * Hazelcast's public address, as for a member behind NAT. Without it, the member binds its entry.
+ *
  * <p>Exit 0 when every value was stored, found and deleted exactly once; 1 when not; 2 for bad
  * arguments; 3 when the cluster did not form.
  */
@@ -40,16 +44,17 @@ public final class HazelcastMain {
     }
 
     public static void main(String[] args) throws Exception {
-        int id, values, n, blocking;
+        int id, values, n, blocking, listen;
         String peers, pattern;
         try {
-            Args a = new Args(args, Set.of("--id", "--peers", "--pattern", "--values", "--n", "--L"), Set.of());
+            Args a = new Args(args, Set.of("--id", "--peers", "--listen", "--pattern", "--values", "--n", "--L"), Set.of());
             id = a.integer("--id", -1);
             peers = a.text("--peers", null);
             pattern = a.text("--pattern", "n-n");
             values = a.integer("--values", 10_000);
             n = a.integer("--n", 1);
             blocking = a.integer("--L", 100);
+            listen = a.integer("--listen", 0);
             if (peers == null || id < 0 || id >= peers.split(",").length
                     || !List.of("n-n", "1-n", "n-1").contains(pattern) || n < 1 || blocking < 1 || values < 0) {
                 throw new IllegalArgumentException("need --id (0..p-1), --peers host:port,..., --pattern n-n|1-n|n-1, "
@@ -72,7 +77,10 @@ public final class HazelcastMain {
         // (an IMap keeps one synchronous backup by default, a second write per insert and delete).
         config.getMapConfig("table").setBackupCount(0).setAsyncBackupCount(0);
         NetworkConfig network = config.getNetworkConfig();
-        network.setPort(Integer.parseInt(mine[1])).setPortAutoIncrement(false);
+        network.setPort(listen > 0 ? listen : Integer.parseInt(mine[1])).setPortAutoIncrement(false);
+        if (listen > 0) {   // the others reach this member through its --peers entry, not the port it binds
+            network.setPublicAddress(members[id]);
+        }
         network.getInterfaces().setEnabled(true).addInterface(mine[0]);
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
