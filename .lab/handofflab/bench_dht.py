@@ -171,24 +171,27 @@ def run_latency(mode: str, plan: Plan, latencies: list[int], jitter: int, matric
 
 
 def _latency_points(plan: Plan, p: int, networks, matrices: Path | None, raw_csv, scatter_csv):
-    """The latency study's points in order: each run of the plan visits every network in turn, and in each
-    the matrix scatters, the N-1 processor axis and the patterns."""
+    """The latency study's points in order: in each run of the plan, the matrix scatters, the N-1 processor axis
+    and the patterns, each point measured on every network in turn, so that what is compared across networks
+    was measured minutes apart at most."""
     def tagged(rows: list[dict], network: str, latency) -> list[dict]:
         return [{"network": network, "latency_ms": latency.ms if latency else "", **row} for row in rows]
     for rep in range(plan.reps):
-        for network, latency in networks:
-            for matrix in plan.matrices:
+        for matrix in plan.matrices:
+            for network, latency in networks:
                 for impl in dht.SCATTER_IMPLS:
                     yield (f"{network}: scatter {matrix} {impl} (run {rep + 1}/{plan.reps})",
                            lambda rep=rep, matrix=matrix, impl=impl, network=network, latency=latency: scatter_csv.add(
                                tagged([{"run": rep, **dht.scatter(matrix, p, impl, blocking=100, q=plan.q, folder=matrices,
                                                                   latency=latency)}], network, latency)))
-            for pp in plan.processors:
+        for pp in plan.processors:
+            for network, latency in networks:
                 yield (f"{network}: n-1 on {pp} processes (run {rep + 1}/{plan.reps})",
                        lambda rep=rep, pp=pp, network=network, latency=latency: raw_csv.add(tagged(
                            [row for r in dht.run(pp, "n-1", plan.values, n=1, blocking=100, q=plan.q, latency=latency)
                             for row in _rows(r, "processors", rep)], network, latency)))
-            for pattern, impl in LATENCY_PATTERNS:
+        for pattern, impl in LATENCY_PATTERNS:
+            for network, latency in networks:
                 yield (f"{network}: {pattern} {impl} (run {rep + 1}/{plan.reps})",
                        lambda rep=rep, pattern=pattern, impl=impl, network=network, latency=latency: raw_csv.add(tagged(
                            [row for r in dht.run(p, pattern, plan.values, n=1, blocking=100, q=plan.q if impl == "dht" else 0,

@@ -354,8 +354,9 @@ def analyze_latency(raw, sc):
         scatter.append(table.assign(network=net))
         if "ratio" in correlation:
             rho.append({"network": net, "rho": correlation["ratio"][0], "p": correlation["ratio"][1], "matrices": len(table)})
-        paper = correlation.get("paper_ratio")
-    rho.append({"network": "the paper (IBM SP)", "rho": paper[0], "p": paper[1], "matrices": len(dht.TABLE1)} if paper else {})
+        paper = correlation.get("paper_ratio"), len(table)   # over the same matrices as the run's
+    if paper[0]:
+        rho.append({"network": "the paper (IBM SP)", "rho": paper[0][0], "p": paper[0][1], "matrices": paper[1]})
     scatter = pd.concat(scatter, ignore_index=True)
     growth = []
     for net in nets:
@@ -369,7 +370,7 @@ def analyze_latency(raw, sc):
     base = patterns[patterns.impl == BASELINE][["network", "pattern", "completion_us"]].rename(columns={"completion_us": "raw_put_us"})
     patterns = patterns.merge(base, on=["network", "pattern"], how="left")
     patterns["ratio_to_raw_put"] = patterns.completion_us / patterns.raw_put_us
-    return scatter, pd.DataFrame([r for r in rho if r]), pd.DataFrame(growth), axis, patterns
+    return scatter, pd.DataFrame(rho), pd.DataFrame(growth), axis, patterns
 
 
 def proxy_cost(scatter, patterns, proxied: str = "0 ms", direct: str = "loopback"):
@@ -395,14 +396,13 @@ def proxy_cost(scatter, patterns, proxied: str = "0 ms", direct: str = "loopback
 
 def latency_report(scatter, rho, growth, patterns, cost, p: int, plan, latencies, jitter: int) -> str:
     nets = networks_of(scatter)
-    lines = [f"# The DHT across a network with latency", "",
-             f"{p} processes (separate JVMs) on this machine's {os.cpu_count()} cores. Networks: **loopback** (the processes "
+    lines = [f"{p} processes (separate JVMs) on this machine's {os.cpu_count()} cores. Networks: **loopback** (the processes "
              f"reach each other directly), and **Toxiproxy** at {', '.join(f'{ms} ms' for ms in latencies)}: a proxy in "
              "front of each process, through which every other process reaches it (the kit's table, the send/receive "
              f"baseline and the Hazelcast cluster alike), each direction of each link held that long, jitter ± {jitter} ms. "
              "A process's requests to itself cross no proxy. Every run still checked each value stored, found and deleted "
              "(or scattered) exactly once.", ""]
-    lines += ["## Toxiproxy's own cost", ""]
+    lines += ["### Toxiproxy's own cost", ""]
     if cost is None or not len(cost):
         lines += ["Not measured: this run had no 0 ms. Give `--latency 0,...` to measure the proxy beside loopback.", ""]
     else:
@@ -410,7 +410,7 @@ def latency_report(scatter, rho, growth, patterns, cost, p: int, plan, latencies
                   "| what | 0 ms / loopback |", "|---|---|"]
         lines += [f"| {r.what} | {r.ratio:.2f} |" for r in cost.itertuples()]
         lines += [""]
-    lines += ["## The scatter's relative cost (the paper's Table 1)", "",
+    lines += ["### The scatter's relative cost (the paper's Table 1)", "",
               "Barrier time per non-zero of the kit's table over blocking send/receive's, per matrix, median of the runs "
               f"(L = 100, q = {plan.q}); the paper's ratio from its Table 1 (CSE_Hash over MPI).", "",
               "| matrix | non-zeros | " + " | ".join(nets) + " | paper |", "|---|---|" + "---|" * (len(nets) + 1)]
@@ -421,20 +421,20 @@ def latency_report(scatter, rho, growth, patterns, cost, p: int, plan, latencies
     lines += ["", "Spearman rho of the ratio with the non-zeros (negative: the table's relative cost falls as the matrix "
               "grows, the paper's reading of its Table 1):", "", "| network | rho | p | matrices |", "|---|---|---|---|"]
     lines += [f"| {r.network} | {r.rho:.2f} | {r.p:.3g} | {r.matrices} |" for r in rho.itertuples()]
-    lines += ["", "## N-1's growth with p (the paper's Fig. 3)", "",
+    lines += ["", "### N-1's growth with p (the paper's Fig. 3)", "",
               "The insert barrier time per value of N-1 (every process's values to process 0) against p, a least-squares "
               f"line per network; p = {', '.join(map(str, plan.processors))} on {os.cpu_count()} cores (a p above the "
               "cores shares them, so time grows with p for that reason too).", "",
               "| network | µs per value per added process | R² | at the smallest p | at the largest p |", "|---|---|---|---|---|"]
     lines += [f"| {r.network} | {r.slope_us_per_process:.1f} | {r.r2:.2f} | {r.at_smallest_p:.1f} | {r.at_largest_p:.1f} |"
               for r in growth.itertuples()]
-    lines += ["", "## The patterns on each network", "",
+    lines += ["", "### The patterns on each network", "",
               f"Insert completion time per value (µs, median), {plan.values} values per inserting process, L = 100; ratio "
               "to the raw put's on the same network.", "",
               "| network | pattern | implementation | runs | completion | ratio to raw put |", "|---|---|---|---|---|---|"]
     lines += [f"| {r.network} | {r.pattern} | {r.impl} | {r.runs} | {r.completion_us:.1f} | {r.ratio_to_raw_put:.2f} |"
               for r in patterns.itertuples()]
-    lines += ["", "## Where this regime differs from the paper's", "",
+    lines += ["", "### Where this regime differs from the paper's", "",
               "The paper's processes each had a node of an IBM SP and talked over its switch, a few microseconds and "
               "hundreds of MB/s away. Here the processes share 2 cores, and the latency is Toxiproxy's: milliseconds, "
               "added by a user-space proxy that also copies every byte (its own cost is the 0 ms row above). A wait for a "

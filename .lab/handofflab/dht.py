@@ -103,10 +103,11 @@ def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what
     if latency:
         what += f", through Toxiproxy at {latency.ms} ms"
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
-        ports = toolchain.free_ports(p)
+        chosen = toolchain.free_ports(2 * p if latency else p)   # the processes' ports, and their proxies'
+        ports, reached = chosen[:p], chosen[p:] if latency else chosen
         with contextlib.ExitStack() as links:
-            reached = links.enter_context(latency.proxy.links(ports, latency.ms, latency.jitter, latency.toxics)) \
-                if latency else ports
+            if latency:
+                links.enter_context(latency.proxy.links(ports, reached, latency.ms, latency.jitter))
             def peers(i: int) -> list[str]:
                 seen = [ports[j] if j == i and not public_peers else reached[j] for j in range(p)]
                 return ["--peers", ",".join(f"127.0.0.1:{port}" for port in seen),

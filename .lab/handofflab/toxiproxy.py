@@ -17,7 +17,7 @@ import signal
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from handofflab import toolchain
@@ -25,23 +25,12 @@ from handofflab.console import LabError
 
 
 @dataclass(frozen=True)
-class Toxic:
-    """A toxic to add to the proxy in front of process `process` (Toxiproxy's names): e.g. a `reset_peer` on the
-    `downstream` (the replies) with {"timeout": 1500}, which resets its connections 1.5 s after they open."""
-    process: int
-    type: str
-    stream: str
-    attributes: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class Latency:
     """Every link between two of a run's processes through the running Toxiproxy `proxy`, each direction held
-    `ms` ± `jitter` ms, with `toxics` added (a test's faults)."""
+    `ms` ± `jitter` ms."""
     proxy: "Toxiproxy"
     ms: int
     jitter: int = 0
-    toxics: tuple[Toxic, ...] = ()
 
 
 class Toxiproxy:
@@ -68,28 +57,26 @@ class Toxiproxy:
         return json.loads(said) if said.strip() else None
 
     @contextlib.contextmanager
-    def links(self, upstreams: list[int], latency_ms: int, jitter_ms: int = 0, toxics: tuple[Toxic, ...] = ()):
-        """A proxy on a free port in front of each loopback port of `upstreams` (a process's listening port), each
-        direction held latency_ms ± jitter_ms (no toxic at all at 0: the proxy alone), and `toxics` added; the block
-        gets the proxies' ports, in the same order, and every proxy is removed when it ends."""
+    def links(self, upstreams: list[int], listens: list[int], latency_ms: int, jitter_ms: int = 0):
+        """A proxy on each loopback port of `listens` in front of the port of `upstreams` at the same place (a
+        process's listening port), each direction held latency_ms ± jitter_ms (no toxic at all at 0: the proxy
+        alone); every proxy is removed when the block ends. The caller chooses both lists of ports together
+        (toolchain.free_ports): a proxy left to take any free port could take a process's port before the process
+        binds it, and the process's peers would then reach another proxy."""
         made = []
         try:
-            for upstream in upstreams:
+            for upstream, listen in zip(upstreams, listens, strict=True):
                 name = f"handofflab-{os.getpid()}-{next(self._names)}"
-                proxy = self.call("POST", "/proxies", {"name": name, "listen": "127.0.0.1:0",
-                                                       "upstream": f"127.0.0.1:{upstream}", "enabled": True})
-                made.append((name, int(proxy["listen"].rsplit(":", 1)[1])))
+                self.call("POST", "/proxies", {"name": name, "listen": f"127.0.0.1:{listen}",
+                                               "upstream": f"127.0.0.1:{upstream}", "enabled": True})
+                made.append(name)
                 for stream in ("upstream", "downstream") if latency_ms > 0 else ():
                     self.call("POST", f"/proxies/{name}/toxics", {
                         "name": f"latency_{stream}", "type": "latency", "stream": stream, "toxicity": 1.0,
                         "attributes": {"latency": latency_ms, "jitter": jitter_ms}})
-            for t in toxics:
-                self.call("POST", f"/proxies/{made[t.process][0]}/toxics", {
-                    "name": f"{t.type}_{t.stream}", "type": t.type, "stream": t.stream, "toxicity": 1.0,
-                    "attributes": t.attributes})
-            yield [port for _, port in made]
+            yield
         finally:
-            for name, _ in made:
+            for name in made:
                 with contextlib.suppress(LabError):   # a server already ended takes its proxies with it
                     self.call("DELETE", f"/proxies/{name}")
 

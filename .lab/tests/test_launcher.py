@@ -43,7 +43,7 @@ def test_doctor_lists_every_tool_with_a_version():
     run = _lab(["doctor"], os.environ["PATH"])
     assert run.returncode in (0, 2), run.stderr
     rows = {line.split("│")[1].strip(): line for line in run.stdout.splitlines() if line.count("│") > 3}
-    for tool in ("java", "mvn", "python", "TLC", "mdbook", "mdbook-katex", "JPF"):
+    for tool in ("java", "mvn", "python", "TLC", "mdbook", "mdbook-katex", "JPF", "toxiproxy"):
         assert tool in rows, f"doctor does not list {tool}"
     for required in ("java", "mvn", "python"):  # this machine runs the tests, so it has them
         assert " ok " in rows[required], rows[required]
@@ -53,7 +53,7 @@ def test_doctor_lists_every_tool_with_a_version():
         readable = next(line for name, line in rows.items() if name.startswith("kit readable"))  # the name may wrap
         assert " ok " in readable, readable
     assert "\x1b[" not in run.stdout  # before: `mvn -v`'s colour code leaked into the version
-    for optional in ("JPF", "chromium", "jupyterlab"):  # before: an absent optional tool was shown as "ok"
+    for optional in ("JPF", "chromium", "jupyterlab", "toxiproxy"):  # before: an absent optional tool was shown as "ok"
         found = rows[optional].split("│")[3].strip()
         assert (found != "—") == (" ok " in rows[optional]) and (found != "—" or "absent (optional)" in rows[optional])
 
@@ -69,6 +69,8 @@ BAD_INPUTS = ["grade", "grade nolab x", "grade buffer /nonexistent", "bench serv
               "grade-batch buffer /nonexistent", "notebooks nosuch", "client 127.0.0.1 4294975376 1 1",
               "client 127.0.0.1 80 4294967297 1", "client 127.0.0.1 80 1 1 --timeout-ms 2147483648",
               "client 127.0.0.1 80 1 1 --idle-ms -1", "client 127.0.0.1 80 1 x", "bench heap --rounds 1", "bench heap --design NoDesign",
+              "bench dht --latency 1,x", "bench dht --latency -1", "bench dht --latency 0,0", "bench dht --jitter 1",
+              "bench dht --latency 1 --jitter 2",
               "bench handoffs --workers x", "check java --replay /nonexistent.json", "check java --record-jpf NoSuch",
               "hint nolab", "hint buffer 99", "check-lab nolab x", "check-lab buffer /nonexistent",
               "release /tmp/handofflab-release-x", "release /tmp/x --lab nolab", "release . --lab buffer",

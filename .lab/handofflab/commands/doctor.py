@@ -74,6 +74,11 @@ def _tools() -> list[ToolStatus]:
     rows.append(ToolStatus("chromium", "screenshots of the book (optional)",
                            toolchain.version_of([str(ch), "--version"], r"(\d+\.\d+\.\d+\.\d+)") if ch else None, True,
                            "" if ch else "optional: sudo apt-get install chromium  (for ./lab book screenshots)", True))
+    tp, go = toolchain.TOXIPROXY_SERVER.exists(), toolchain.version_of(["go", "version"], r"go version go(\S+)")
+    rows.append(ToolStatus("toxiproxy", "a network with latency: bench dht --latency (optional)",
+                           toolchain.TOXIPROXY if tp else None, True,
+                           "" if tp else "optional: built on first use of `./lab bench dht --latency` (Go " + go + " is here)"
+                           if go else "optional: " + toolchain.TOXIPROXY_FIX, True))
     home = toolchain.jpf_home()
     jpf_ok = bool(home and (home / "build" / "jpf.jar").exists())
     rows.append(ToolStatus("JPF", "optional Java model checker (--jpf)", str(home) if jpf_ok else None, True,

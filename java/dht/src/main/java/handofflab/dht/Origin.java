@@ -271,7 +271,7 @@ final class Origin implements Closeable {
                     r.complete(processed, status == Wire.FULL);
                 }
             } catch (EOFException e) {
-                fail("it closed the connection (its process ended or was killed)");
+                fail("it closed the connection (its process ended or was killed, or a network between cut it)");
             } catch (IOException e) {
                 fail("the connection broke (" + e.getMessage() + ")");
             }

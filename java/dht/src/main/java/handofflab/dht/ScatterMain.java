@@ -276,14 +276,16 @@ public final class ScatterMain {
                 Socket s = new Socket();
                 String why;
                 try {
-                    s.connect(new InetSocketAddress(to.getHostString(), to.getPort()));
+                    s.connect(new InetSocketAddress(to.getHostString(), to.getPort()), 2000);
                     s.setTcpNoDelay(true);
+                    s.setSoTimeout(10_000);   // a target that accepted no connection: named, never waited for forever
                     if (s.getInputStream().read() == READY) {
+                        s.setSoTimeout(0);
                         return s;
                     }
                     why = "it closed the connection before it was ready";
-                } catch (java.net.SocketException e) {   // refused (not up yet), or reset by the proxy
-                    why = e.getMessage();
+                } catch (IOException e) {   // refused (not up yet), reset by the proxy, or no READY in 10 s
+                    why = e.toString();
                 }
                 s.close();
                 if (System.nanoTime() > deadline) {
