@@ -274,3 +274,38 @@ def test_a_short_latency_study_reports_the_scatter_the_axis_and_the_proxys_cost(
                  "### N-1's growth with p", "jitter ± 0 ms"):
         assert said in text, said
     assert (out / "dht_latency.png").stat().st_size > 10_000
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "notebooks" / "reference" / "dht-latency"
+
+
+def test_the_shipped_study_is_complete_and_its_summary_is_what_the_kit_computes_from_its_runs(monkeypatch):
+    """The reference the chapter includes and the notebook reads: a whole `--quick --latency 0,1,5` study (every
+    matrix, network and run), and its summary.md is the kit's report of its raw CSVs now, so neither can drift from
+    the other. It was recorded on 2 cores, which the report names."""
+    raw, sc = pd.read_csv(REFERENCE / "raw.csv"), pd.read_csv(REFERENCE / "scatter_raw.csv")
+    nets = ["loopback", "0 ms", "1 ms", "5 ms"]
+    assert list(dict.fromkeys(sc.network)) == nets and set(sc.matrix) == {m[0] for m in dht.TABLE1}
+    assert (sc.wrong == 0).all() and len(sc) == len(dht.TABLE1) * len(nets) * len(dht.SCATTER_IMPLS) * bench_dht.QUICK.reps
+    assert set(raw[raw.part == "processors"].p) == set(bench_dht.QUICK.processors)
+    assert set(zip(raw[raw.part == "patterns"].pattern, raw[raw.part == "patterns"].impl)) == set(bench_dht.LATENCY_PATTERNS)
+    monkeypatch.setattr(bench_dht_results.os, "cpu_count", lambda: 2)
+    scatter, rho, growth, axis, patterns = bench_dht_results.analyze_latency(raw, sc)
+    cost = bench_dht_results.proxy_cost(scatter, patterns)
+    text = bench_dht_results.latency_report(scatter, rho, growth, patterns, cost, 3, bench_dht.QUICK, [0, 1, 5], 0)
+    assert text == (REFERENCE / "summary.md").read_text()
+    for name, table in (("scatter", scatter), ("rho", rho), ("growth", growth), ("proxy_cost", cost)):
+        pd.testing.assert_frame_equal(table.reset_index(drop=True).rename_axis(columns=None), pd.read_csv(REFERENCE / f"{name}.csv"),
+                                      check_dtype=False, check_exact=False)
+
+
+def test_every_number_the_chapter_reads_from_the_study_is_in_it():
+    import re
+
+    chapter = (Path(__file__).resolve().parents[2] / "book" / "src" / "dht.md").read_text()
+    reading = chapter.split("<!-- latency-reading")[1].split("<!-- end of the latency-reading -->")[0]
+    summary = (REFERENCE / "summary.md").read_text().replace("-0.", "−0.")
+    quoted = re.findall(r"−?\d+\.\d+", reading)
+    assert len(quoted) >= 20
+    missing = [x for x in quoted if x not in summary]
+    assert not missing, f"the chapter quotes numbers the shipped study does not have: {missing}"
