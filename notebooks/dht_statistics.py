@@ -274,23 +274,12 @@ assert networks[0] == "loopback" and set(rho.network) >= set(networks) and rho.r
 # The paper's Table 1 ratio falls towards 1.0 as the matrix grows (its $\rho$ is
 # about $-0.83$): its reading is that on large matrices the network, which both
 # implementations share, dominates the table's own machinery. Plotted per
-# network:
+# network, beside N-1's insert barrier time against $p$:
 
 # %%
-fig, ax = plt.subplots(figsize=(8, 4.5))
-by = dict(zip(rho.network, rho.rho))
-for net in networks:
-    t = scatter[scatter.network == net].sort_values("nonzeros")
-    ax.semilogx(t.nonzeros, t.ratio, "o-", ms=4, lw=1, label=f"{net} (rho {by[net]:.2f})")
-t = scatter.drop_duplicates("matrix").sort_values("nonzeros")
-ax.semilogx(t.nonzeros, t.paper_ratio, "s", color="black", label=f"the paper (rho {by['the paper (IBM SP)']:.2f})")
-ax.axhline(1, color="gray", lw=1)
-ax.set_xlabel("non-zeros of the matrix")
-ax.set_ylabel("barrier time per non-zero, table / send-recv")
-ax.set_title("The scatter's relative cost on each network")
-ax.legend(fontsize=8)
-plt.tight_layout()
-plt.show()
+from handofflab.bench_dht_results import latency_figure
+
+latency_figure(scatter, rho, pd.read_csv(folder / "processors.csv"))   # the figure the bench draws, from these files
 
 # %% [markdown]
 # What the kit's table does differently from the baseline explains the

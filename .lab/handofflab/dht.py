@@ -3,15 +3,15 @@
 reads back the line of JSON each one prints. The notebooks and `./lab bench dht` start it here."""
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
-import contextlib
 import time
 from pathlib import Path
 
 from handofflab import javabuild, toolchain
-from handofflab.toxiproxy import Latency
 from handofflab.console import LabError
+from handofflab.toxiproxy import Latency
 
 PATTERNS = ("n-n", "1-n", "n-1")
 # what runs the workload: the kit's table, the paper's raw-put baseline on the same transport, or the
@@ -103,8 +103,9 @@ def _processes(p: int, main: str, cp: str, args: list[str], timeout: float, what
     if latency:
         what += f", through Toxiproxy at {latency.ms} ms"
     for attempt in range(3):  # a port taken by another program between choosing and binding: choose again
-        chosen = toolchain.free_ports(2 * p if latency else p)   # the processes' ports, and their proxies'
-        ports, reached = chosen[:p], chosen[p:] if latency else chosen
+        chosen = toolchain.free_ports(2 * p if latency else p)   # the processes' ports, then their proxies'
+        ports = chosen[:p]
+        reached = chosen[p:] if latency else ports               # where the others reach each process
         with contextlib.ExitStack() as links:
             if latency:
                 links.enter_context(latency.proxy.links(ports, reached, latency.ms, latency.jitter))

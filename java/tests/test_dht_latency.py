@@ -110,12 +110,17 @@ def _links_into(upstream: int) -> int:
 @needs_toxiproxy
 def test_a_connection_cut_mid_run_is_named_as_replies_with_no_known_outcome(proxy):
     """Once Toxiproxy has reached every process for the other two (the handshakes follow within milliseconds), and
-    1.5 s later, its reset_peer toxic is added to the replies of every proxy: the next reply resets its connection.
-    At 5 ms each way, the run's 20 000 values a process still need 6 s of round trips from its start (200 waits per
-    phase, 3 phases, each at least 10 ms), so the origins are waiting for replies: those requests have no known
-    outcome, and the run fails saying so and naming the target and the reset. Caught by the protocol, never a pass,
-    and not by a time-out. (Toxiproxy's reset_peer drops the first bytes it sees: added before the handshake, it
-    would cut that instead; and its byte counters move only when a connection closes, so they cannot say when.)"""
+    1.5 s later, its `timeout` toxic is added to the replies of every proxy: from then on each drops what the target
+    sends and, 10 ms later, closes the connection at both ends. At 5 ms each way, the run's 20 000 values a process
+    still need 6 s of round trips from its start (200 waits per phase, 3 phases, each at least 10 ms), so the origins
+    are waiting for replies: those requests have no known outcome, and the run fails saying so and naming the
+    target. Caught by the protocol, never a pass, and not by a time-out.
+    This test found a hang in the kit's target: a connection cut while the service thread worked ended its reply
+    writer, and the reply handed after that was never run, so the completion queue waited for it for ever and held
+    every other origin's replies, the process's own among them (they cross no proxy). One run in four hung so beside
+    two busy loops; Target.Connection.hand now runs such a reply where it is handed, and it fails at once.
+    (Toxiproxy's other cutting toxic, `reset_peer`, drops the first chunk it sees, so added before the handshake it
+    would cut that instead.)"""
     failed: list[LabError] = []
 
     def run():
@@ -133,16 +138,16 @@ def test_a_connection_cut_mid_run_is_named_as_replies_with_no_known_outcome(prox
     time.sleep(1.5)
     assert runner.is_alive(), "the run ended before its replies were cut"
     for name in upstreams:
-        proxy.call("POST", f"/proxies/{name}/toxics", {"name": "cut", "type": "reset_peer", "stream": "downstream",
-                                                       "toxicity": 1.0, "attributes": {"timeout": 0}})
+        proxy.call("POST", f"/proxies/{name}/toxics", {"name": "cut", "type": "timeout", "stream": "downstream",
+                                                       "toxicity": 1.0, "attributes": {"timeout": 10}})
     runner.join(timeout=150)
-    assert not runner.is_alive() and failed, "the run passed though its connections were reset"
+    assert not runner.is_alive() and failed, "the run passed though its connections were cut"
     said = failed[0].problem
     print(said)
     assert "through Toxiproxy at 5 ms failed" in said, said
     assert any(f"process {i} exit 3: dht process {i}: " in said for i in range(3)), said
     assert "requests have no known outcome: target" in said and "may or may not have been applied" in said, said
-    assert "reset" in said.lower() or "closed the connection" in said, said
+    assert "closed the connection" in said or "connection broke" in said, said
     assert time.monotonic() - started < 100, "named by the protocol, not by the run's time limit"
 
 

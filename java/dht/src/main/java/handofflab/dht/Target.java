@@ -187,6 +187,7 @@ final class Target implements Closeable {
         final DataInputStream in;
         final DataOutputStream out;
         final BlockingQueue<Runnable> replies = new LinkedBlockingQueue<>();  // each writes one reply to `out`
+        volatile boolean writerEnded;   // once true, nothing takes from `replies` any more: whoever adds, runs
         volatile String origin = "an origin not yet identified";
         volatile int originId = -1;
         final java.util.concurrent.atomic.AtomicLong writingNanos = new java.util.concurrent.atomic.AtomicLong();  // its writer's
@@ -330,16 +331,39 @@ final class Target implements Closeable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (Exception e) {
-                // the origin is gone: its replies cannot be sent, and the futures below say so
+                // the origin is gone, or the network between cut it: its replies cannot be sent, and the futures say so
             } finally {
-                for (Runnable r; (r = replies.poll()) != null; ) {
-                    r.run();  // each completes its future, exceptionally as the stream is closed
+                writerEnded = true;
+                try {
+                    socket.close();   // so that every reply still to come fails at once (see send)
+                } catch (IOException e) {
+                    // closed either way
                 }
+                runUnwritten();
+            }
+        }
+
+        /** Each reply no writer will take: run here, where it completes its future, exceptionally as the socket is closed. */
+        private void runUnwritten() {
+            for (Runnable r; (r = replies.poll()) != null; ) {
+                r.run();
+            }
+        }
+
+        /**
+         * A reply for the writer. One handed after the writer ended (its connection broke while the service thread
+         * worked) is run here: left in the queue, its future would never complete, and a service thread waiting for
+         * it in the completion queue would hold every other origin's replies for ever.
+         */
+        void hand(Runnable write) {
+            replies.add(write);
+            if (writerEnded) {
+                runUnwritten();
             }
         }
 
         void reply(IoWrite write) {
-            replies.add(() -> {
+            hand(() -> {
                 try {
                     write.run();
                 } catch (IOException e) {
@@ -467,7 +491,7 @@ final class Target implements Closeable {
     private CompletableFuture<Void> send(Incoming m, int done, byte status) {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         Connection c = m.from;
-        c.replies.add(() -> {
+        c.hand(() -> {
             try {
                 if (closed || c.socket.isClosed()) {
                     throw new IOException("connection closed");
