@@ -152,6 +152,7 @@ def test_a_connection_cut_mid_run_is_named_as_replies_with_no_known_outcome(prox
 
 
 @needs_toxiproxy
+@pytest.mark.full("a Hazelcast cluster of separate JVMs joining through the proxies", seconds=25)
 def test_a_hazelcast_cluster_crosses_the_proxies_through_its_public_addresses(proxy):
     """Each member binds its own port and is reached by the others through the proxy in front of it (Hazelcast's
     public address): at 30 ms each way, N-N's barrier (a lock and a counter in a map) takes at least a round trip
