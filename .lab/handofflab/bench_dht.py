@@ -84,14 +84,9 @@ def run(mode: str = "quick", reps: int | None = None, matrices: Path | None = No
     p = processes()
     impls = [(impl, q, buffers, 100) for impl in IMPLS for q, buffers in (cells(plan) if impl == "dht" else [(0, None)])]
     impls += [("raw-put", 0, None, 1)] if "raw-put" in IMPLS else []   # and the raw put as the paper's own loop
-    if matrices:  # every input read before the first measurement, not after minutes of other phases
-        for m in plan.matrices:
-            if (matrices / f"{m}.mtx").is_file():
-                check_matrix(matrices / f"{m}.mtx")
+    _check_matrices(plan, matrices)
     with alone("bench dht"):
-        OUT.mkdir(parents=True, exist_ok=True)
-        for old in OUT.glob("*"):
-            old.unlink()
+        _emptied(OUT)
         study = study_design(plan)
         scatters = len(plan.matrices) * len(dht.SCATTER_IMPLS) * plan.reps
         missing = [m for m in plan.matrices if matrices and not (matrices / f"{m}.mtx").is_file()]
@@ -142,16 +137,11 @@ def run_latency(mode: str, plan: Plan, latencies: list[int], jitter: int, matric
     if jitter < 0 or (jitter and jitter > min([ms for ms in latencies if ms > 0], default=0)):
         raise LabError(f"--jitter {jitter} ms is more than the smallest latency above 0 (a delay cannot be negative)",
                        "give a jitter from 0 to the smallest latency, or leave it out (0)")
-    if matrices:
-        for m in plan.matrices:
-            if (matrices / f"{m}.mtx").is_file():
-                check_matrix(matrices / f"{m}.mtx")
+    _check_matrices(plan, matrices)
     toolchain.toxiproxy_server()   # before anything is measured: without Go, refused here with the install line
     p = processes()
     with alone("bench dht"), stopped_by_sigterm():
-        LATENCY_OUT.mkdir(parents=True, exist_ok=True)
-        for old in LATENCY_OUT.glob("*"):
-            old.unlink()
+        _emptied(LATENCY_OUT)
         try:
             with toxiproxy.started(LATENCY_OUT / "toxiproxy.log") as tp:
                 networks = [(LOOPBACK, None)] + [(f"{ms} ms", toxiproxy.Latency(tp, ms, jitter)) for ms in latencies]
@@ -302,6 +292,20 @@ def stopped_by_sigterm():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _check_matrices(plan: Plan, matrices: Path | None) -> None:
+    """Every matrix file given, read before the first measurement, not after minutes of other phases."""
+    for m in plan.matrices if matrices else ():
+        if (matrices / f"{m}.mtx").is_file():
+            check_matrix(matrices / f"{m}.mtx")
+
+
+def _emptied(folder: Path) -> None:
+    """The results folder, made if missing and emptied of an earlier run's files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*"):
+        old.unlink()
 
 
 def check_matrix(path: Path) -> None:
