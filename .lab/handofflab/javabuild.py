@@ -17,10 +17,15 @@ def _newest_source() -> float:
     return max(p.stat().st_mtime for p in files)
 
 
+def built() -> bool:
+    """Whether java/ is built and no source is newer than the build."""
+    return STAMP.exists() and STAMP.stat().st_mtime >= _newest_source()
+
+
 def build(force: bool = False) -> None:
     """mvn package (tests skipped: `./lab test` runs them) + each module's class path."""
     def fresh() -> bool:
-        return not force and STAMP.exists() and STAMP.stat().st_mtime >= _newest_source()
+        return not force and built()
 
     if fresh():
         return

@@ -11,6 +11,8 @@ BOOK = ROOT / "book"
 LABS = ROOT / "labs"
 GRADING = ROOT / "grading"
 CATALOG = SPECS / "catalog.toml"
+# The marker a student copy (`./lab release`) carries at its root: the copy withholds the labs' answers.
+STUDENT_COPY = ROOT / "STUDENT-COPY.toml"
 
 # Git-ignored: tools ./lab installs, and what the kit builds.
 TOOLS = ROOT / ".tools"

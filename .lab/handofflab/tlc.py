@@ -118,12 +118,23 @@ def _properties(cfg_text: str) -> list[str]:
     return m.group(1).split() if m else []
 
 
+def properties(cfg_text: str) -> list[str]:
+    """The temporal properties a cfg checks, in its order."""
+    return _properties(cfg_text)
+
+
+def with_one_property(cfg_text: str, name: str) -> str:
+    """The cfg checking only the temporal property `name`: TLC does not say which of several failed, so the kit
+    checks them one at a time and names the first that fails (here and in the grader)."""
+    return re.sub(r"^PROPERT(?:Y|IES)\s+.*?(?=^[A-Z_]+\b|\Z)", f"PROPERTIES {name}\n", cfg_text, flags=re.M | re.S)
+
+
 def _which_property(variant: Variant, workers: int, timeout: float) -> str:
     """TLC does not say which of several properties failed: check them one at
     a time, in the cfg's order, and name the first that fails."""
     text = variant.cfg_file.read_text()
     for name in _properties(text):
-        one = re.sub(r"^PROPERT(?:Y|IES)\s+.*?(?=^[A-Z_]+\b|\Z)", f"PROPERTIES {name}\n", text, flags=re.M | re.S)
+        one = with_one_property(text, name)
         with tempfile.NamedTemporaryFile("w", suffix=".cfg", dir=paths.SPECS, delete=False) as f:
             f.write(one)
         try:

@@ -23,7 +23,12 @@ KIND_KEYS = {
 }
 REQUIRED = {"junit": {"method"}, "checker": {"checker", "like"}, "tlc": {"variant"}, "mutants": {"handoff"},
             "server": {"check"}, "dht": {"check"}, "design": {"why"}}
-TEST_KEYS = {"name", "kind", "points", "hidden"}
+TEST_KEYS = {"name", "kind", "points", "hidden", "withheld"}
+# `hidden`: Gradescope shows the test's feedback only once grades are published (a name that starts "hidden"
+# is hidden unless it says otherwise). It does not keep the test from the student: `./lab check-lab` runs every
+# test of the rubric on the student's work, with the grader's own code, but those that say `withheld = "why"`:
+# a test that would hand over an answer or the test set (the mutants lab's hidden mutants, a run beside the
+# kit's own answer), said to the student with its reason.
 TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "methods", "spec", "server", "dht", "hints", "answers",
             "test"}
 SPEC_KEYS = {"reference", "knobs", "refinement", "shared"}
@@ -43,6 +48,7 @@ class TestSpec:
     kind: str
     points: float
     hidden: bool
+    withheld: str = ""            # why `./lab check-lab` does not run it ("": the student runs it)
     method: str = ""
     checkers: tuple[str, ...] = ()
     like: str | None = None
@@ -81,8 +87,17 @@ class Rubric:
         return [i for i, t in enumerate(self.tests) if t.kind == kind]
 
     def public(self) -> Rubric:
-        """The rubric with its public tests only: the student's quick loop (`./lab check-lab`)."""
+        """The rubric with its public tests only (those Gradescope shows at once)."""
         return replace(self, tests=tuple(t for t in self.tests if not t.hidden))
+
+    def for_student(self) -> Rubric:
+        """The rubric with every test the student runs before submitting (`./lab check-lab`): all but the withheld."""
+        return replace(self, tests=tuple(t for t in self.tests if not t.withheld))
+
+    @property
+    def withheld(self) -> list[TestSpec]:
+        """The tests only the instructor's grading runs, each with its `withheld` reason."""
+        return [t for t in self.tests if t.withheld]
 
     @property
     def kinds(self) -> set[str]:
@@ -162,8 +177,16 @@ def _test(t: dict, i: int, fail) -> TestSpec:
         if key in t and not getattr(catalog.load().variants.get(t[key]), "java" if key == "handoff" else "java_class", None):
             fail(f"test {i} ('{t['name']}'): {key} = '{t[key]}' is no catalogued variant with a Java class",
                  "use a [[variant]] name of specs/catalog.toml that has java = ...")
+    if isinstance(t["points"], bool) or not isinstance(t["points"], (int, float)) or t["points"] <= 0:
+        fail(f"test {i} ('{t['name']}'): points = {t['points']!r} is not a positive number", "e.g. points = 2")
+    if "hidden" in t and not isinstance(t["hidden"], bool):
+        fail(f"test {i} ('{t['name']}'): hidden = {t['hidden']!r} is not true or false", "hidden = true")
+    if "withheld" in t and (not isinstance(t["withheld"], str) or len(t["withheld"].strip()) < 10):
+        fail(f"test {i} ('{t['name']}'): `withheld` says why the student may not run the test, in a sentence",
+             'withheld = "it runs the kit\'s buggy handoffs, the lab\'s hidden test set"')
     checkers = t.get("checker", ())
     return TestSpec(t["name"], kind, float(t["points"]), bool(t.get("hidden", t["name"].startswith("hidden"))),
+                    withheld=t.get("withheld", "").strip(),
                     method=t.get("method", ""), checkers=tuple([checkers] if isinstance(checkers, str) else checkers),
                     like=t.get("like"), seconds=t.get("seconds"), variant=t.get("variant", ""),
                     handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)),

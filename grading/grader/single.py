@@ -16,7 +16,7 @@ from grader.context import Context
 from grader.jail import Jail
 from grader.results import Grade, TestResult
 from grader.rubric import Rubric
-from handofflab import javabuild, paths
+from handofflab import javabuild, paths, toolchain
 from handofflab.console import LabError
 
 
@@ -24,10 +24,11 @@ class WeakIsolation(LabError):
     """The host cannot isolate submitted code fully and the instructor did not allow less."""
 
 
-def _kit_readable_by_the_jail() -> None:
+def _kit_readable_by_the_jail(rubric: Rubric) -> None:
     """Each grading's runs are a user of their own: a kit they cannot read would grade every submission as one that
-    'does not compile'. Said before grading, by name."""
-    private = jail_mod.unreadable(javabuild.jail_reads())
+    'does not compile'. Said before grading, by name. A spec lab's runs read TLC and the specs, and build no Java."""
+    reads = javabuild.jail_reads() if rubric.file.endswith(".java") else [toolchain.tlc_jar(), paths.SPECS]
+    private = jail_mod.unreadable(reads)
     if private:
         raise LabError("the grader's jail runs each submission as a user of its own, who cannot read these files "
                        "of the kit:\n  " + "\n  ".join(private), jail_mod.PRIVATE_KIT_FIX)
@@ -53,7 +54,7 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
                             "grade as root on a host that allows namespaces (CI, a grading server), or pass "
                             "--allow-weak-isolation to grade anyway; every report will then say so")
     if jail_mod.ISOLATION == "full":
-        _kit_readable_by_the_jail()
+        _kit_readable_by_the_jail(rubric)
     out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.stem
     g = Grade(lab, str(submission), isolation=jail_mod.ISOLATION)
     g.tests = [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests]

@@ -79,19 +79,24 @@ def test_lab_grade_says_what_it_runs_as_it_goes(tmp_path):
                     "junit: 2 test(s) — public: one thread sees a FIFO …"], said
 
 
-def test_check_lab_runs_the_public_tests_only(tmp_path):
-    """The student's quick loop: the public tests, none of the hidden ones, exit 0 when they pass."""
+def test_check_lab_runs_what_grades_the_student(tmp_path):
+    """The student's loop runs every test of the rubric that is not withheld, the hidden checkers too: the starter's
+    bugs are named by Lincheck before any submission, and a file that does not compile is named as such."""
     import subprocess
     weak = ["--allow-weak-isolation"] if os.environ.get("HANDOFFLAB_ISOLATION") == "weak" else []
     lab = lambda path: subprocess.run([str(paths.ROOT / "lab"), "check-lab", "buffer", str(path), *weak],  # noqa: E731
                                       capture_output=True, text=True, timeout=600)
-    run = lab(paths.LABS / "buffer" / "starter" / "StudentBuffer.java")  # its bugs are for the hidden tests
-    public = sum(t.points for t in grader.load_rubric("buffer").public().tests)  # the two JUnit tests and the design
-    assert run.returncode == 0 and f"{public:g} / {public:g} public points" in run.stdout and "hidden:" not in run.stdout, \
-        run.stdout
+    run = lab(paths.LABS / "buffer" / "starter" / "StudentBuffer.java")
+    marks = verify.sample_marks()["buffer"]["starter"]
+    tests = grader.load_rubric("buffer").tests
+    assert not any(t.withheld for t in tests)  # the buffer lab's student runs every test
+    assert run.returncode == 1 and f"{sum(marks):g} / {sum(t.points for t in tests):g} points" in run.stdout, run.stdout
+    for mark, t in zip(marks, tests):
+        assert f"{'pass' if mark == t.points else 'FAIL'} {t.name}" in run.stdout, run.stdout
+    assert "under lincheck" in run.stdout and "| # |" in run.stdout, run.stdout  # the counterexample, as swimlanes
     run = lab(SAMPLES / "does_not_compile")
-    assert run.returncode == 1 and f"0 / {public:g} public points" in run.stdout and "does not compile" in run.stdout, \
-        run.stdout
+    assert run.returncode == 1 and f"0 / {sum(t.points for t in tests):g} points" in run.stdout \
+        and "does not compile" in run.stdout, run.stdout
 
 
 def test_an_unknown_lab_is_a_clear_error(tmp_path):

@@ -4,6 +4,7 @@ it borrows the kit's .venv and TLC jar only to skip a second install."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import tomllib
 
@@ -11,7 +12,7 @@ import pytest
 
 import grader
 from handofflab import paths
-from handofflab.commands import copycheck, release, studentcopy
+from handofflab.commands import copycheck, release, studentcopy, verify
 from handofflab.console import LabError
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build) or shares the student copy
@@ -62,7 +63,11 @@ def test_every_lab_runs_its_public_checks_in_the_copy(in_copy, copy, copy_lab, t
     solution = SUBMISSIONS / lab / "correct" if lab != "pipes-spec" else paths.SPECS / "Pipes.tla"
     run = in_copy(copy, "check-lab", lab, str(solution), results=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "public points" in run.stdout and "instructor grades" in run.stdout
+    rubric = grader.load_rubric(lab)
+    most = sum(t.points for t in rubric.for_student().tests)
+    assert f"{most:g} / {most:g} points" in run.stdout, run.stdout
+    for t in rubric.withheld:  # what the student cannot run is named, with its reason
+        assert t.name in run.stdout and t.withheld[:40] in " ".join(run.stdout.split()), run.stdout
 
 
 def test_the_copy_offers_the_students_commands_only(in_copy, copy, tmp_path):
@@ -100,9 +105,11 @@ def test_a_lab_that_needs_another_labs_answer_to_compile_gets_its_own_copy(in_co
     assert (calendar / "DatabaseFolders.java").exists() and (calendar / "EventStore.java").exists()
     (alone / ".tools").symlink_to(paths.TOOLS)
     run = in_copy(alone, "check-lab", "database", str(SUBMISSIONS / "database" / "correct"), results=tmp_path / "r")
-    assert run.returncode == 0 and "public points" in run.stdout, run.stdout + run.stderr
+    most = sum(t.points for t in grader.load_rubric("database").for_student().tests)
+    assert run.returncode == 0 and f"{most:g} / {most:g} points" in run.stdout, run.stdout + run.stderr
     run = in_copy(alone, "check-lab", "database", str(paths.LABS / "database" / "starter"), results=tmp_path / "s")
-    assert run.returncode == 0 and "3 / 3 public points" in run.stdout, run.stdout + run.stderr  # alone, every request is right
+    marks = verify.sample_marks()["database"]["starter"]  # alone, every request is right; at once, the probes fail it
+    assert run.returncode == 1 and f"{sum(marks):g} / {most:g} points" in run.stdout, run.stdout + run.stderr
 
 
 def test_a_new_file_git_does_not_track_is_named_as_left_out(monkeypatch):
@@ -140,6 +147,17 @@ def test_the_java_labs_are_modules_an_ide_runs(copy):
                               "-Dsurefire.failIfNoSpecifiedTests=false"], capture_output=True, text=True, timeout=600)
         assert pht.returncode != 0 and "TODO: put" in pht.stdout, pht.stdout[-2000:]
     assert "<module>mutants</module>" not in (copy / "labs" / "pom.xml").read_text()  # not a lab of this copy
+    # the handout's step 1 makes my-pht/ at the copy's root: from then on the module compiles that, not the starter
+    work = copy / "my-pht"
+    work.mkdir()
+    try:
+        shutil.copyfile(SUBMISSIONS / "pht" / "correct" / "StudentPht.java", work / "StudentPht.java")
+        pht = subprocess.run(["mvn", "-q", "-B", "-f", str(copy / "labs" / "pom.xml"), "test", "-pl", "pht", "-am",
+                              "-Dtest=StudentPhtTest", "-Dsurefire.failIfNoSpecifiedTests=false"],
+                             capture_output=True, text=True, timeout=600)
+        assert pht.returncode == 0, pht.stdout[-2000:]
+    finally:
+        shutil.rmtree(work)  # the copy's leak scan must not find the reference the test put there
 
 
 @pytest.mark.full("a release of its own, and a lab graded against a shipped class", seconds=33)
@@ -209,7 +227,57 @@ def test_the_dev_containers_post_create_command_sets_up_a_fresh_copy(tmp_path):
     checked = subprocess.run(["./lab", "check-lab", "buffer", "my-buffer"], cwd=copy, env=env, capture_output=True,
                              text=True, timeout=900)
     tests = grader.load_rubric("buffer").tests
-    public = [(m, t.points) for m, t in zip(verify.sample_marks()["buffer"]["starter"], tests) if not t.hidden]
-    got, most = sum(m for m, _ in public), sum(p for _, p in public)
-    assert f"{got:g} / {most:g} public points" in checked.stdout, checked.stdout + checked.stderr
+    marks = verify.sample_marks()["buffer"]["starter"]
+    got, most = sum(marks), sum(t.points for t in tests)
+    assert f"{got:g} / {most:g} points" in checked.stdout, checked.stdout + checked.stderr
     assert checked.returncode == (0 if got == most else 1)
+
+
+def test_the_copy_names_only_what_it_has(copy, in_copy, tmp_path):
+    """Every word a student reads in the copy, its README, each handout with its hints, each rubric and the help of
+    every command it offers, names only commands and files the copy has (the book's chapters say at their top what
+    is the full kit's)."""
+    helps = {f"./lab {' '.join(args)}": in_copy(copy, *args, results=tmp_path).stdout
+             for args in (("--help",), ("check", "--help"), ("check", "specs", "--help"), ("check-lab", "--help"),
+                          ("hint", "--help"), ("doctor", "--help"))}
+    assert all(text.strip() for text in helps.values()), helps
+    assert copycheck.foreign_mentions(copy, helps) == []
+
+
+def test_the_scan_of_a_copys_words_can_fail(copy, tmp_path):
+    """The scan above names a command the copy refuses and a kit file it withholds."""
+    fake = tmp_path / "copy"
+    shutil.copytree(copy / "labs" / "buffer", fake / "labs" / "buffer")
+    (fake / "README.md").write_text("Run `./lab grade buffer my-buffer`, then read specs/Pipes.tla; "
+                                    "`./lab check java NotifyBuffer` too.\n")
+    found = copycheck.foreign_mentions(fake, {"help": "`./lab check-lab buffer my-buffer` and ./lab check specs X"})
+    found = [f for f in found if not f.startswith("labs/")]  # the handout names the kit's files this fake lacks
+    assert found == ["README.md: `./lab check java` is not a command of the copy",
+                     "README.md: `./lab grade buffer` is not a command of the copy",
+                     "README.md: `specs/Pipes.tla` is not in the copy"], found
+
+
+def test_a_students_walk_check_lab_names_the_bug_and_agrees_with_the_grade(copy, in_copy, tmp_path):
+    """The PHT lab as a student walks it in the copy with the handout alone: a take that reads a slot, then clears
+    it; `check-lab` names the duplicate with Lincheck's counterexample as swimlanes, before any submission; the fix
+    passes every check; and `./lab grade` gives both files, test by test, the marks check-lab gave."""
+    work = copy / "my-pht"  # the handout's step 1
+    shutil.copytree(copy / "labs" / "pht" / "starter", work)
+    try:
+        marks = {}
+        for sample in ("split_swap", "correct"):
+            shutil.copyfile(SUBMISSIONS / "pht" / sample / "StudentPht.java", work / "StudentPht.java")
+            run = in_copy(copy, "check-lab", "pht", "my-pht", results=tmp_path / sample)
+            results = json.loads((tmp_path / sample / "check-lab" / "pht" / "results.json").read_text())
+            marks[sample] = [t["score"] for t in results["tests"]]
+            if sample == "split_swap":
+                assert run.returncode == 1 and "taken twice" in run.stdout, run.stdout + run.stderr
+                assert "your StudentPht under lincheck" in run.stdout and "| # |" in run.stdout, run.stdout
+                assert "report.md" in run.stdout and "Traceback" not in run.stderr
+            else:
+                assert run.returncode == 0 and "10 / 10 points" in run.stdout, run.stdout + run.stderr
+            graded = grader.grade("pht", work / "StudentPht.java", tmp_path / f"graded-{sample}")
+            assert [t.score for t in graded.tests] == marks[sample], (sample, marks[sample])
+        assert marks["split_swap"] == verify.sample_marks()["pht"]["split_swap"]
+    finally:
+        shutil.rmtree(work)  # the copy's leak scan must not find the reference the test put there

@@ -28,6 +28,11 @@ def test_every_rubric_validates(lab):
     (lambda d: d["test"][2].update(secs=3), "'secs'"),
     (lambda d: d["test"][0].pop("method"), "lacks method"),
     (lambda d: d.update(hints={"deadlok": 2}), "'deadlok'"),
+    (lambda d: d["test"][0].update(points="three"), "points = 'three' is not a positive number"),
+    (lambda d: d["test"][0].update(points=-3), "points = -3 is not a positive number"),
+    (lambda d: d["test"][0].update(hidden="yes"), "hidden = 'yes' is not true or false"),
+    (lambda d: d["test"][2].update(withheld=True), "`withheld` says why"),
+    (lambda d: d["test"][2].update(withheld="no"), "`withheld` says why"),
 ])
 def test_a_wrong_rubric_is_named_with_its_place(change, named):
     data = rubric.data("buffer")
@@ -44,6 +49,30 @@ def test_hidden_tests_are_hidden_in_results_json(tmp_path):
     seen = {t["name"]: t["visibility"] for t in tests}
     assert {v for n, v in seen.items() if n.startswith("hidden")} == {"after_published"}
     assert {v for n, v in seen.items() if n.startswith("public")} == {"visible"}
+
+
+def test_a_withheld_test_is_left_to_the_instructor_with_its_reason():
+    """The student runs every test of a rubric (check-lab) but those that say why they may not: the mutants lab's
+    hidden mutants, the runs beside a kit answer."""
+    mutants = grader.load_rubric("mutants")
+    assert {t.name for t in mutants.withheld} == {t.name for t in mutants.tests if t.kind == "mutants" and t.hidden}
+    assert all("hidden test set" in t.withheld for t in mutants.withheld)
+    assert [t.name for t in mutants.for_student().tests] == [t.name for t in mutants.tests if not t.withheld]
+    assert grader.load_rubric("buffer").withheld == [] and grader.load_rubric("pht").withheld == []
+    data = rubric.data("buffer")
+    data["test"][2]["withheld"] = "it runs the kit's own buffer, the lab's answer"
+    r = rubric.parse(data, "a changed buffer rubric")
+    assert [t.name for t in r.withheld] == [data["test"][2]["name"]] and len(r.for_student().tests) == len(r.tests) - 1
+
+
+@pytest.mark.parametrize("lab", LABS)
+def test_each_labs_hints_read_as_text_in_a_terminal(lab):
+    """`./lab hint` shows the handout's Markdown in a terminal: its inline math as plain text, never raw TeX."""
+    from handofflab.commands.student import terminal_text
+    for n in range(1, rubric.hint_count(lab) + 1):
+        text = terminal_text(rubric.hint(lab, n))
+        assert "$" not in text and not re.search(r"\\[A-Za-z,]", text), f"{lab} hint {n}: {text}"
+    assert terminal_text("with $m = 4$ and $k \\bmod (m-1)$") == "with m = 4 and k mod (m-1)"
 
 
 @pytest.mark.parametrize("lab", LABS)

@@ -113,14 +113,13 @@ def _student(copy: Path, in_copy, name: str, work: str, results: Path) -> Path:
         shutil.copyfile(SAMPLES / work / "StudentBuffer.java", home / "StudentBuffer.java")
     checked = in_copy(copy, "check-lab", "buffer", home.name, results=results / name)
     tests = grader.load_rubric("buffer").tests
-    public = [(m, t.points) for m, t in zip(verify.sample_marks()["buffer"][work], tests) if not t.hidden]
-    got, most = sum(m for m, _ in public), sum(p for _, p in public)
+    marks = verify.sample_marks()["buffer"][work]
+    got, most = sum(marks), sum(t.points for t in tests)
     assert checked.returncode == (0 if got == most else 1), checked.stdout + checked.stderr
-    assert f"{got:g} / {most:g} public points" in checked.stdout, checked.stdout
-    for mark, t in zip(verify.sample_marks()["buffer"][work], tests):  # each public check judged, by name
-        if not t.hidden:
-            assert f"{'pass' if mark == t.points else 'FAIL'} {t.name}" in checked.stdout, checked.stdout
-    assert "instructor grades" in checked.stdout, checked.stdout  # the copy has no ./lab grade to point to
+    assert f"{got:g} / {most:g} points" in checked.stdout, checked.stdout  # the grader's marks, before submission
+    for mark, t in zip(marks, tests):  # each check judged, by name, the hidden checkers too
+        assert f"{'pass' if mark == t.points else 'FAIL'} {t.name}" in checked.stdout, checked.stdout
+    assert "./lab grade" not in checked.stdout, checked.stdout  # the copy has no ./lab grade to point to
     hint = in_copy(copy, "hint", "buffer", results=results / name)
     assert hint.returncode == 0 and "Hint 1 of" in hint.stdout
     handed_in = results / "handed-in" / f"{name}.zip"

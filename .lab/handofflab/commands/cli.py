@@ -380,12 +380,15 @@ def grade(lab, submission, out_dir, reruns, allow_weak_isolation, results_format
 @click.argument("lab")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--watch", is_flag=True, help="check again each time a file in PATH changes (Ctrl-C stops)")
+@click.option("--full", is_flag=True, help="the grader's durations (a longer stress run where the rubric asks for one)")
 @click.option("--allow-weak-isolation", is_flag=True, help="check even where this host cannot isolate the code")
-def check_lab(lab, path, watch, allow_weak_isolation):
-    """The student's quick loop: LAB's public tests on PATH (a folder, or the one file the lab
-    asks for), in seconds; `./lab grade` runs the hidden ones too. Exit 0 when all pass."""
+def check_lab(lab, path, watch, full, allow_weak_isolation):
+    """Check PATH (a folder, or the one file LAB asks for) with every test of the lab's rubric that a
+    student may run: the public tests, Lincheck, the stress watchdog, trace validation, TLC, with the
+    grader's own code. A failing check prints its counterexample. The rubric says why any other test is
+    left to your instructor. Exit 0 when all pass, 1 when one fails, 4 when one could not be judged."""
     from handofflab.commands import student
-    sys.exit(student.check_lab(lab, path, watch, allow_weak_isolation))
+    sys.exit(student.check_lab(lab, path, watch, allow_weak_isolation, full))
 
 
 @cli.command("grade-batch")
@@ -474,6 +477,9 @@ def main():
             command.hidden = name not in studentcopy.STUDENT_CHECKS
         cli.help = ("Handoff Lab, student copy: check your lab with `./lab check-lab LAB PATH`; `./lab hint LAB`; "
                     "run a model of the book with `./lab check specs NAME`.")
+        check.help = ("Model-check with TLC: `./lab check specs NAME` (a model of the book, by its name in "
+                      "specs/catalog.toml) or `./lab check specs --file SPEC.tla` (a spec of your own). "
+                      "Your lab's Java checkers run through `./lab check-lab LAB PATH`.")
     try:
         cli(standalone_mode=False, prog_name="./lab")  # usage lines name the command people type
     except LabError as e:

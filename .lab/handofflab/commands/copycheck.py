@@ -105,3 +105,37 @@ def leaks(folder: Path, lines: dict[str, str]) -> list[str]:
         seen = {line.strip() for line in text.splitlines()}
         found += [f"{p.relative_to(folder)}: a line of {lines[line]}: {line}" for line in lines if line in seen]
     return found
+
+
+# What a copy's own words may name: `./lab` with a command (and `check`'s subcommand), and a path into the kit's
+# folders. A student works in folders of their own (my-buffer/, my-spec/), which the copy cannot hold yet.
+_COMMAND = re.compile(r"\./lab ([a-z][a-z-]*)(?: ([a-z][a-z-]*))?")
+_PATH = re.compile(r"(?<![\w./-])((?:labs|specs|java|grading|notebooks|book|results)/[\w./*-]*\w)")
+
+
+def foreign_mentions(target: Path, texts: dict[str, str] | None = None) -> list[str]:
+    """Every command and kit file that the copy's own words name and the copy lacks, as 'where: what': its
+    README, each lab's handout and rubric (the hints are the handout's), and `texts` (the copy's help, say: name ->
+    text). The book's chapters are the full kit's, each with a note at its top naming what a copy lacks
+    (copybook), and are not read here."""
+    from handofflab.commands.studentcopy import in_copy
+    sources = {"README.md": (target / "README.md").read_text()}
+    for lab in sorted(p.name for p in (target / "labs").iterdir() if (p / "rubric.toml").exists()):
+        for name in ("README.md", "rubric.toml"):
+            sources[f"labs/{lab}/{name}"] = (target / "labs" / lab / name).read_text()
+    sources.update(texts or {})
+    found = []
+    for where, text in sources.items():
+        for m in _COMMAND.finditer(text):
+            command, sub = m.groups()
+            if command == "check" and sub is None:
+                continue  # `./lab check [OPTIONS]`: the group, whose subcommands the copy lists
+            if not in_copy(command, sub):
+                found.append(f"{where}: `{m.group(0)}` is not a command of the copy")
+        for m in _PATH.finditer(re.sub(r"(?m)^answers = .*$", "", text)):  # a rubric's answers: what is withheld
+            path = m.group(1).rstrip(".")
+            if "*" in path or path.startswith(("results/", "java/lang/", "java/util/")):
+                continue  # a pattern, what a run writes, or a JDK class a design test names
+            if not (target / path).exists():
+                found.append(f"{where}: `{path}` is not in the copy")
+    return sorted(set(found))

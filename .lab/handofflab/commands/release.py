@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import grader
@@ -168,6 +169,9 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
                  [*kit, *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())])
     with step("Building the book without the answers"):
         copybook.build(target / "book", secret)
+    for lab in chosen:  # the copy's words name only what it has: its rubrics do not list the answers it withholds
+        rubric_file = target / "labs" / lab / "rubric.toml"
+        rubric_file.write_text(without_answers(rubric_file.read_text()))
     (target / MARKER).write_text(
         "# A student copy of Handoff Lab, made by `./lab release`: `./lab` offers the student's commands only.\n"
         f"labs = {json.dumps(chosen)}\nwithheld = {json.dumps(sorted(left_out))}\n")
@@ -190,6 +194,14 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
     ok(f"student copy in {target}: {len(chosen)} lab(s), {len(secret)} answer file(s) and "
        f"{len(left_out) - len(secret)} file(s) that need them or that hidden tests run left out")
     return target
+
+
+def without_answers(rubric_text: str) -> str:
+    """A rubric's TOML without its `answers` (the kit's files the copy withholds) and the comment above them: the grader
+    does not read them, and a copy names only what it holds. The rest is the instructor's text, as written."""
+    cut = re.sub(r"(?m)(?:^#[^\n]*\n)*^answers = \[[^\]]*\][^\n]*\n", "", rubric_text, count=1)
+    grader.rubric.parse(tomllib.loads(cut), "the copy's rubric")  # still the same rubric
+    return cut
 
 
 def _modules(pom: Path) -> list[str]:
@@ -220,17 +232,22 @@ Your labs:
 Two commands do everything:
 
 ```sh
-./lab check-lab LAB my-folder            # the lab's public tests, in seconds (--watch: again on every save)
+./lab check-lab LAB my-folder            # every check that grades you, with the grader's own code (--watch: on every save)
 ./lab hint LAB                           # the handout's hints, one at a time
 ```
+
+`check-lab` runs the lab's public tests and its checkers (Lincheck, the stress watchdog, trace validation,
+TLC, the probes), draws any counterexample as swimlanes, and names each test it leaves to your instructor
+with the reason (a test that would hand over an answer or the test set). Its quick mode cuts only the
+stress runs' length; `--full` runs them as long as grading does. `./lab check specs NAME` runs TLC on a
+model of the book, `./lab check specs --file SPEC.tla` on a spec of your own.
 
 `./lab doctor` says what the machine has; the first `./lab` installs what is missing. It needs a JDK 17,
 Maven and Python 3.11 (on Debian: `sudo apt-get install openjdk-17-jdk-headless maven python3-venv`).
 **Or open this folder in a dev container** (`.devcontainer/`: VS Code's "Reopen in Container", or a
 cloud workspace): it is a Debian machine with all of them, the editor's TLA+, Java, Python and Jupyter
 extensions, and `./lab` set up when it is made.
-The book is `book/index.html` (open it in a browser). Your instructor grades with the hidden tests;
-this copy has the public ones only, and none of the labs' answers.
+The book is `book/index.html` (open it in a browser). This copy holds none of the labs' answers.
 """
 
 

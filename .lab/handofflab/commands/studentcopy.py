@@ -9,7 +9,7 @@ from handofflab import paths, toolchain
 from handofflab.console import LabError
 
 # The marker a student copy carries at its root: `./lab` then offers the student's commands only.
-MARKER = "STUDENT-COPY.toml"
+MARKER = paths.STUDENT_COPY.name
 STUDENT_COMMANDS = ("check-lab", "hint", "doctor", "check")
 # Every command of the full kit (cli.py's, held to it by a test): a book page that names one the copy lacks says so.
 KIT_COMMANDS = ("bench", "book", "check", "check-lab", "client", "doctor", "export-gradescope", "export-prairielearn",

@@ -14,7 +14,7 @@ from grader.context import Context
 from grader.jail import Jail, MalformedReport, Run, ended_early, read_report
 from grader.results import TestResult
 from grader.rubric import Rubric, TestSpec
-from handofflab import catalog, javabuild, javacheck, tracecheck
+from handofflab import catalog, javabuild, javacheck, paths, tracecheck
 
 KIND = "checker"
 NEEDS: tuple[str, ...] = ()
@@ -134,6 +134,13 @@ def _no_verdict(checker: str, cls: str, like: catalog.Variant, profile: catalog.
     # check or is too slow for it (it finishes: the failure is the submission's, and a regrade would repeat it),
     # unless other work took cores while the submission ran (counted by the grader: the machine's CPU time less
     # the run's own, which a submission cannot raise from inside its jail) or its threads stood waiting for one.
+    if not any(paths.JAVA.glob(f"*/src/main/java/**/{like.java_class}.java")):  # a student copy withholds it
+        return {"pending": True}, (
+            f"Not judged here: the {checker} check gave no verdict, twice (the second time with {2 * seconds:g} s). "
+            f"Grading tells a busy machine from a class that blocks the check or is too slow for it by checking the "
+            f"kit's {like.java_class} the same way, and this copy does not hold it (it answers a lab). Run again on a "
+            "quieter machine; if it happens again, look for a lock your class never lets go, a sleep or a spin."
+            f"\n\n```text\n{run.output[-3000:]}\n```")
     kit = _kit_finishes(checker, like, profile, seconds * 2, 2 * budgets.TEST_SECONDS, tmp, jail)
     if run.timed_out:
         if kit:

@@ -116,13 +116,13 @@ def _crossed(source: Path, rubric: Rubric, work: Path) -> dict[str, Path]:
         kit_algo, kit_props = reference.read_text().split(TRANSLATION_END, 1)
         texts["your properties on the kit's algorithm"] = kit_algo + TRANSLATION_END + props
         texts["the kit's properties on your algorithm"] = algo + TRANSLATION_END + kit_props
-    elif any(t.hidden for t in rubric.tests):  # grading needs the crossings; only a student copy lacks the answer
+    elif not paths.STUDENT_COPY.exists():  # grading needs the crossings; only a student copy lacks the answer
         raise FileNotFoundError(f"the kit's reference spec {paths.shown(reference)} is missing: "
                                 "grading crosses the submission with it (git checkout restores it)")
     refinement = _refinement(rubric)
     if refinement is not None and refinement.exists():
         texts[REFINES] = yours
-    elif refinement is not None and any(t.hidden for t in rubric.tests):  # likewise: a student copy lacks it
+    elif refinement is not None and not paths.STUDENT_COPY.exists():  # likewise: a student copy lacks it
         raise FileNotFoundError(f"the kit's refinement module {paths.shown(refinement)} is missing: grading checks "
                                 "that the submitted algorithm is the design with it (git checkout restores it)")
     folders = {}
@@ -285,7 +285,7 @@ def _feedback(variant, expected: str, yours: tuple, crossed: dict, other_design:
         return f"Your spec reports {verdict_} for {what}." + cross
     if every_correct_passes:
         return f"Caught: {what} — TLC reports {verdict_}, in your spec" + (
-            " and crossed with the kit's." if crossed else " (crossing it with the kit's spec is left to grading).")
+            " and crossed with the kit's." if crossed else " (crossing it with the kit's spec is left to your instructor's grading).")
     return (f"Your spec rejects {what} ({verdict_}), but it also rejects a correct design, so "
             "the catch proves nothing yet. Fix the correct designs first.")
 
@@ -305,7 +305,20 @@ def verdict(variant, source: Path, jail: Jail, refinement: bool = False) -> tupl
         cfg.write_text(REFINEMENT_CFG.format(constants=_constants(variant.cfg_file.read_text())))
     else:
         shutil.copyfile(variant.cfg_file, cfg)
-    meta, tmp = own / "tlc-meta", own / "tmp"
+    verdict_, problem, trace = _tlc(source, cfg, jail)
+    if verdict_.startswith("violation:") and "/" in verdict_:  # TLC names no temporal property: one at a time
+        text = cfg.read_text()
+        for name in tlc.properties(text):
+            one = own / f"{variant.name}-{name}.cfg"
+            one.write_text(tlc.with_one_property(text, name))
+            if _tlc(source, one, jail)[0].startswith("violation:"):
+                return f"violation:{name}", problem, trace
+    return verdict_, problem, trace
+
+
+def _tlc(source: Path, cfg: Path, jail: Jail) -> tuple[str, str, object]:
+    """(verdict, error text, swimlane) of one TLC run in the jail, in a metadata folder of its own."""
+    meta, tmp = source.parent / f"tlc-meta-{cfg.stem}", source.parent / f"tmp-{cfg.stem}"
     meta.mkdir()
     tmp.mkdir()
     run = jail.run(tlc.command(cfg, source, meta, tmp, small=True), timeout=budgets.TLC_SECONDS)
