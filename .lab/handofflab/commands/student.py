@@ -27,6 +27,10 @@ def student_rubric(lab: str, full: bool) -> tuple[grader.Rubric, list[str]]:
     rubric = grader.load_rubric(lab)
     mine = rubric.for_student()
     notes = [f"not run here: '{t.name}' ({t.points:g} points): {t.withheld}" for t in rubric.withheld]
+    joint = sorted({t.kind for t in rubric.withheld} & {t.kind for t in mine.tests})
+    for kind in joint:  # scored together (grader/scoring.py): a catch counts only if no correct subject is failed
+        notes.append(f"not the whole rule here: grading scores the {kind} tests together, and a catch counts only when "
+                     "no correct subject is failed, the withheld ones included; a mark here may be lost there")
     withheld_specs = [f for f in (rubric.spec.get("reference"), rubric.spec.get("refinement"))
                       if f and not (paths.SPECS / f"{f}.tla").exists()]
     if any(t.kind == "tlc" for t in mine.tests) and withheld_specs:
