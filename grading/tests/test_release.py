@@ -260,7 +260,7 @@ def test_the_scan_of_a_copys_words_can_fail(copy, tmp_path):
 def test_a_students_walk_check_lab_names_the_bug_and_agrees_with_the_grade(copy, in_copy, tmp_path):
     """The PHT lab as a student walks it in the copy with the handout alone: a take that reads a slot, then clears
     it; `check-lab` names the duplicate with Lincheck's counterexample as swimlanes, before any submission; the fix
-    passes every check; and `./lab grade` gives both files, test by test, the marks check-lab gave."""
+    passes every check; and `./lab grade` gives the buggy file, test by test, the marks check-lab gave."""
     work = copy / "my-pht"  # the handout's step 1
     shutil.copytree(copy / "labs" / "pht" / "starter", work)
     try:
@@ -276,8 +276,8 @@ def test_a_students_walk_check_lab_names_the_bug_and_agrees_with_the_grade(copy,
                 assert "report.md" in run.stdout and "Traceback" not in run.stderr
             else:
                 assert run.returncode == 0 and "10 / 10 points" in run.stdout, run.stdout + run.stderr
-            graded = grader.grade("pht", work / "StudentPht.java", tmp_path / f"graded-{sample}")
-            assert [t.score for t in graded.tests] == marks[sample], (sample, marks[sample])
-        assert marks["split_swap"] == verify.sample_marks()["pht"]["split_swap"]
+        # the grade of the same files (the reference's full marks are test_labs'; every sample's, test_check_lab's)
+        graded = grader.grade("pht", SUBMISSIONS / "pht" / "split_swap" / "StudentPht.java", tmp_path / "graded")
+        assert [t.score for t in graded.tests] == marks["split_swap"] == verify.sample_marks()["pht"]["split_swap"]
     finally:
         shutil.rmtree(work)  # the copy's leak scan must not find the reference the test put there
