@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handofflab import paths, toolchain
-from handofflab.console import LabError, ok, progress, step
+from handofflab.console import LabError, ok, progress, step, warn
 
 BUILD = paths.NOTEBOOKS / "build"
 RENDERED = paths.GENERATED / "notebooks"
@@ -36,33 +36,48 @@ def sources() -> list[Path]:
 def execute(source: Path, timeout: int = 600) -> Executed:
     import jupytext
     import nbformat
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
     from nbconvert import MarkdownExporter
 
-    nb = jupytext.read(source)
     BUILD.mkdir(parents=True, exist_ok=True)
     mpl = paths.ROOT / ".cache" / "matplotlib"
     mpl.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MPLCONFIGDIR", str(mpl))
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    # The kernel talks to us over Unix sockets in a folder of our own, not over TCP on loopback: the
-    # kernel warns on every start that TCP is unencrypted (and any local user could connect). A short
-    # absolute path: a socket's path has a limit of about 100 bytes.
-    sockets = tempfile.mkdtemp(prefix="handofflab-kernel-")
-    km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
-    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(paths.NOTEBOOKS)}})
-    try:
-        client.execute()
-    except CellExecutionError as e:
-        raise LabError(f"notebook {source.name} failed:\n{str(e)[-3000:]}",
-                       f"run it cell by cell in JupyterLab: ./lab notebooks open {source.stem}")
-    finally:
-        if km.has_kernel:  # nbclient shuts down only the kernels it started itself
-            km.shutdown_kernel()
-        shutil.rmtree(sockets, ignore_errors=True)
+    for attempt in (1, 2):
+        nb = jupytext.read(source)
+        # The kernel talks to us over Unix sockets in a folder of our own, not over TCP on loopback: the
+        # kernel warns on every start that TCP is unencrypted (and any local user could connect). A short
+        # absolute path: a socket's path has a limit of about 100 bytes.
+        sockets = tempfile.mkdtemp(prefix="handofflab-kernel-")
+        # asynchronous, as nbclient's own default: with a blocking client, a kernel that dies while a cell runs leaves
+        # nbclient waiting on its output channel for ever (seen: a cell that ended its own process)
+        km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
+                                resources={"metadata": {"path": str(paths.NOTEBOOKS)}})
+        try:
+            client.execute()
+            break
+        except CellExecutionError as e:  # the notebook's own code failed: running it again would too
+            raise LabError(f"notebook {source.name} failed:\n{str(e)[-3000:]}",
+                           f"run it cell by cell in JupyterLab: ./lab notebooks open {source.stem}") from None
+        except Exception as e:  # the kernel or the client: it did not start, it died, or a cell ran out of time
+            what = kernel_failure(e, timeout)
+            if attempt == 1 and toolchain.busy():
+                warn(f"notebook {source.name}: the Jupyter kernel {what} on a busy machine; running it once more")
+                continue
+            raise LabError(f"notebook {source.name}: the Jupyter kernel {what} ({type(e).__name__}: "
+                           f"{str(e).strip()[:300] or 'no message'})",
+                           "run `./lab notebooks " + source.stem + "` again on a quieter machine; if it happens again, "
+                           "`./lab doctor` checks the kernel's packages (.venv), and "
+                           f"`./lab notebooks open {source.stem}` runs it cell by cell") from None
+        finally:
+            if km.has_kernel:  # nbclient shuts down only the kernels it started itself
+                run_sync(km.shutdown_kernel)(now=True)
+            shutil.rmtree(sockets, ignore_errors=True)
     ipynb = BUILD / f"{source.stem}.ipynb"
     nbformat.write(nb, ipynb)
     figures = sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
@@ -79,6 +94,19 @@ def execute(source: Path, timeout: int = 600) -> Executed:
     markdown = RENDERED / f"{source.stem}.md"
     markdown.write_text(fold_code(_fence_outputs(body)))
     return Executed(source.stem, ipynb, markdown, figures)
+
+
+def kernel_failure(e: Exception, timeout: int) -> str:
+    """What went wrong with the kernel, in words: nbclient's own exceptions, or the assertion it makes when a kernel
+    never came up (`assert self.kc is not None`, seen beside a load average of 9 on 2 cores)."""
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    if isinstance(e, DeadKernelError):
+        return "died while it ran a cell"
+    if isinstance(e, CellTimeoutError):
+        return f"did not finish a cell within {timeout} s"
+    if isinstance(e, (AssertionError, RuntimeError, TimeoutError)):
+        return "did not start"
+    return "failed"
 
 
 def _alt_texts(nb, md: str) -> str:

@@ -179,6 +179,12 @@ def _one_installer(tool: str):
         yield
 
 
+def busy() -> bool:
+    """Whether the machine is busy: its 1-minute load average at least its number of cores. A tool that failed
+    for want of CPU (a kernel that did not come up in time) is then worth one more try."""
+    return os.getloadavg()[0] >= (os.cpu_count() or 1)
+
+
 def tlc_jar() -> Path:
     """TLC from Maven Central (specs/pom.xml), copied to .tools/tla/ (whole, or not at all: a reader that globs
     while it is fetched never sees half a jar)."""

@@ -31,7 +31,7 @@ TEST_KEYS = {"name", "kind", "points", "hidden", "withheld"}
 # kit's own answer), said to the student with its reason.
 TOP_KEYS = {"lab", "title", "file", "class", "api", "forbid", "methods", "spec", "server", "dht", "hints", "answers",
             "test"}
-SPEC_KEYS = {"reference", "knobs", "refinement", "shared"}
+SPEC_KEYS = {"reference", "knobs", "refinement", "shared", "breakers", "breaks"}
 SERVER_KEYS = {"design", "t_r", "workers", "slots", "children", "requests", "runs",
                "fill_workers", "fill_slots", "fill_requests"}
 SERVER_CHECKS = {"exactly-once", "efficiency"}   # the dht kind's checks too
@@ -135,6 +135,14 @@ def parse(raw: dict, where: str) -> Rubric:
     if raw["file"].endswith(".java") and not raw.get("class"):
         fail("`class` is missing: a Java lab names the submitted class", 'class = "handofflab.labs.LAB.Name"')
     _closed(raw.get("spec", {}), SPEC_KEYS, "[spec]", fail)
+    spec = raw.get("spec", {})
+    if ("breakers" in spec) != ("breaks" in spec) or not isinstance(spec.get("breaks", []), list) \
+            or not all(isinstance(p, str) and p.isidentifier() for p in spec.get("breaks", [])):
+        fail("[spec] breakers (a module of the lab's folder) and breaks (the properties it breaks, one each) go "
+             "together", 'breakers = "PropertyBreakers.tla", breaks = ["NoDuplicate", "NoInvented"]')
+    if "breakers" in spec and not (paths.LABS / raw["lab"] / spec["breakers"]).is_file():
+        fail(f"[spec] breakers = '{spec['breakers']}' is no file of labs/{raw['lab']}/",
+             "name the module, in the lab's folder, whose `Break` constant breaks each property alone")
     _closed(raw.get("server", {}), SERVER_KEYS, "[server]", fail)
     _closed(raw.get("dht", {}), DHT_KEYS, "[dht]", fail)
     if "dht" in {t.kind for t in tests} and set(raw.get("dht", {})) != DHT_KEYS:

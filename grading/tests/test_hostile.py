@@ -430,3 +430,23 @@ def test_a_kit_the_jail_cannot_read_is_refused_before_grading_by_name(tmp_path, 
                      rubric=LIGHT)
     assert "cannot read these files of the kit" in str(e.value) and str(private) in str(e.value)
     assert "chmod -R o+rX" in e.value.fix and not (tmp_path / "out" / "results.json").exists()
+
+
+def test_lincheck_failing_beside_a_submissions_own_threads_is_its_failure_not_pending(tmp_path, monkeypatch):
+    """Lincheck's replay going another way ("Non-determinism found") is Lincheck's own failure, pending a regrade,
+    unless the submitted bytecode starts threads of its own, which Lincheck neither schedules nor repeats: then it is
+    the class's doing, a failure with that reason, never pending (a submission must not be able to force regrades).
+    The verdict is Lincheck's words as the checker writes them; the threads are read from the submission's bytecode."""
+    from grader.kinds import checker
+    said = {"verdict": "error", "detail": "Lincheck failed itself (\"Non-determinism found\": replaying its schedule "
+                                          "gave another run); no verdict on the class"}
+    monkeypatch.setattr(checker, "_verdict", lambda *a, **k: (dict(said), ""))
+    rubric = {**grader.rubric.data("buffer"), "test": [
+        {"name": "hidden: Lincheck", "kind": "checker", "checker": "lincheck", "like": "MonitorBuffer", "points": 10}]}
+    flipper = hostile(tmp_path, static="        new Thread(() -> { }).start();", name="threads")
+    g = grader.grade("buffer", flipper, tmp_path / "out-threads", rubric=rubric)
+    t = g.tests[0]
+    assert t.score == 0 and not t.pending and not g.pending, t.output
+    assert "starts threads of its own" in t.output and "calls java/lang/Thread.start" in t.output
+    g = grader.grade("buffer", hostile(tmp_path, name="plain"), tmp_path / "out-plain", rubric=rubric)
+    assert g.tests[0].pending and g.tests[0].score == 0, g.tests[0].output  # no thread of its own: Lincheck's failure

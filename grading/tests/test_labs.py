@@ -103,6 +103,31 @@ def test_spec_lab_reference_is_the_kits_own_model(tmp_path):
     assert "your Pipes.tla with MailboxNoBusy.cfg under TLC" in report and "violation:NoLoss" in report
 
 
+def test_a_property_that_can_never_fail_earns_no_pass(tmp_path):
+    """Honest NoLoss, EventuallyTaken and Refines, but NoDuplicate and NoInvented true of every state: no buggy variant
+    the grader crosses breaks those two, so only PropertyBreakers.tla's behaviours can show them vacuous. The catches
+    keep their marks; no pass earns any, and the feedback names both properties with what they let through."""
+    scores, report = grade(tmp_path, "pipes-spec", SAMPLES / "pipes-spec" / "half_vacuous")
+    assert scores == _expected("pipes-spec", "half_vacuous") == [0, 2, 0, 2, 0, 0], report
+    assert "`NoDuplicate` accepts a worker that takes connection 1 twice" in report, report
+    assert "`NoInvented` accepts a worker handed nothing" in report and "`NoLoss` accepts" not in report, report
+
+
+@pytest.mark.full("five gradings of a spec with one property made vacuous (about 40 s each)", seconds=200)
+@pytest.mark.parametrize("prop", ["NoDuplicate", "NoInvented", "NoLoss", "EventuallyTaken", "Refines"])
+def test_each_property_is_shown_able_to_fail_by_a_behaviour_of_its_own(prop, tmp_path):
+    """The kit's own spec with one property replaced by TRUE: its passes earn nothing, and the feedback names that
+    property alone (each behaviour of PropertyBreakers.tla breaks its one property, which the kit's honest
+    properties all catch: the reference keeps 10/10 above)."""
+    text = re.sub(rf"^{prop} ==.*?(?=^\S)", f"{prop} == TRUE\n", KIT_SPEC, count=1, flags=re.M | re.S)
+    assert text != KIT_SPEC
+    g = grader.grade("pipes-spec", spec(tmp_path, prop, text), tmp_path / "out")
+    named = {p for p in ("NoDuplicate", "NoInvented", "NoLoss", "EventuallyTaken", "Refines")
+             if f"`{p}` accepts" in g.report()}
+    assert named == {prop}, g.report()
+    assert g.score < g.max_score
+
+
 def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
     """SANY copies the standard modules into java.io.tmpdir under fixed names: two TLC runs
     sharing one race on them (a CI run saw 'File does not exist: .../Naturals.tla' and the kit's

@@ -124,3 +124,23 @@ def test_a_reader_opens_a_notebook_in_jupyterlab_and_runs_it_in_chromium(tmp_pat
         server.terminate()
         server.wait(60)
     assert server.returncode is not None
+
+
+@pytest.mark.parametrize("busy", [False, True], ids=["quiet", "busy"])
+def test_a_kernel_that_dies_is_a_message_and_on_a_busy_machine_a_retry(busy, tmp_path, monkeypatch):
+    """A kernel killed mid-run (its cell ends its own process) is no traceback: one LabError naming the notebook, what
+    happened to the kernel and the fix; on a busy machine the notebook runs once more first (the kernel did start
+    twice: the cell before the kill ran twice)."""
+    from handofflab import toolchain
+    from handofflab.console import LabError
+    monkeypatch.setattr(notebooks, "BUILD", tmp_path / "build")
+    monkeypatch.setattr(notebooks, "RENDERED", tmp_path / "rendered")
+    monkeypatch.setattr(toolchain, "busy", lambda: busy)
+    runs = tmp_path / "runs.txt"
+    source = tmp_path / "dies.py"
+    source.write_text(f'# %%\nopen({str(runs)!r}, "a").write("ran\\n")\n\n# %%\nimport os\nos._exit(1)\n')
+    with pytest.raises(LabError) as e:
+        notebooks.execute(source, timeout=60)
+    assert "notebook dies.py: the Jupyter kernel died while it ran a cell" in e.value.problem, e.value.problem
+    assert "./lab notebooks dies" in e.value.fix
+    assert runs.read_text().count("ran") == (2 if busy else 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import secrets
 import time
 from pathlib import Path
@@ -40,6 +41,14 @@ def _run(spec: TestSpec, rubric: Rubric, classes: Path, tmp: Path, result: TestR
         verdict, problem = (_trace if checker == "trace" else _verdict)(checker, spec, cls, classes, tmp, jail)
         if problem:
             result.output, result.pending = problem, bool(verdict.get("pending"))
+            return
+        starts = _own_threads(tmp) if verdict["verdict"] == "error" and NONDETERMINISM in verdict["detail"] else []
+        if starts:  # Lincheck's replay went another way beside threads the class started: the class's doing
+            result.output = (
+                f"Failed: Lincheck could not replay your class: its replay of a schedule went another way. Lincheck "
+                f"schedules the threads that call your {cls.rpartition('.')[2]}, and no other; your class starts "
+                f"threads of its own ({'; '.join(starts[:3])}), whose steps it cannot control or repeat. A handoff "
+                "runs on its callers' threads: the acceptor's put and the workers' takes.")
             return
         if verdict["verdict"] == "error":  # the checker's own failure ("error:Initializer" is the class's)
             result.pending = True
@@ -185,6 +194,26 @@ def _no_verdict(checker: str, cls: str, like: catalog.Variant, profile: catalog.
 UNTIMED_NOTE = ("\n\n(Your class waits with a timeout, `wait(ms)`. Lincheck checked it with plain `wait()`: in a "
                 "correct monitor the timeout never has to wake anyone, because every change a thread waits for is "
                 "followed by a notify. A hang here is a wake-up your code leaves to the timeout.)")
+
+
+# Lincheck's own words when a replay of its schedule goes another way (handofflab.checks.LincheckCheck.judge)
+NONDETERMINISM = "Non-determinism found"
+# Calls that start a thread besides the caller's: what Lincheck cannot schedule
+THREAD_STARTS = ("java/lang/Thread.start", "java/lang/Thread.startVirtualThread", "java/lang/Thread$Builder",
+                 "java/util/concurrent/Executor", "java/util/concurrent/CompletableFuture.runAsync",
+                 "java/util/concurrent/CompletableFuture.supplyAsync", "java/util/concurrent/ForkJoinPool",
+                 "java/util/Timer.")
+
+
+def _own_threads(tmp: Path) -> list[str]:
+    """Where the submitted classes start threads of their own, as 'Class.method calls owner.name' (the API check's
+    listing of the bytecode, which the submission cannot write)."""
+    try:
+        listing = submission.read_listing(tmp)
+    except MalformedReport:
+        return []
+    return [f"{re.split(r'[/.]', c.name)[-1]}.{method} calls {called}" for c in listing
+            for method, calls in c.calls.items() for called in calls if called.startswith(THREAD_STARTS)]
 
 
 def _timed_waits(tmp: Path) -> bool:

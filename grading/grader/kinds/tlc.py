@@ -88,7 +88,10 @@ def _problem(source: Path, rubric: Rubric) -> str:
             return (f"`{source.name}` uses {', '.join(f'`{n}`' for n in clash)}: the grader's check that your "
                     f"algorithm is the design extends your module and defines these names itself. Rename yours (they are the kit's, none is a name of the lab).")
     properties = text.split(TRANSLATION_END, 1)[1]
-    peeking = [k for k in x.get("knobs", []) if re.search(rf"\b{re.escape(k)}\b", properties)]
+    # (and not the breakers module's `Break`: a property that asked which property the grader breaks could be
+    # honest there and vacuous everywhere else)
+    peeking = [k for k in [*x.get("knobs", []), *(["Break"] if x.get("breakers") else [])]
+               if re.search(rf"\b{re.escape(k)}\b", properties)]
     if peeking:
         return (f"The properties of `{source.name}` (below the translation) read {', '.join(f'`{k}`' for k in peeking)}: "
                 "those constants say which variant TLC checks. A property must judge what happens "
@@ -150,6 +153,7 @@ def score(ctx: Context) -> None:
             result.output = "Not graded: your spec breaks a rule of the lab (see above)."
         return
     verdicts, crossed = _verdicts(ctx, tests, cat)
+    vacuous = _vacuous(ctx, cat)
     expected = {name: cat.variant(name).expected("tlc") for name in verdicts}
     # the refinement holds under every configuration: the kit's model has the bugs the constants switch on
     right = {n: verdicts[n][0] == expected[n] and all(v[0] == (expected[n] if label != REFINES else "pass")
@@ -159,6 +163,9 @@ def score(ctx: Context) -> None:
     # a catch is a right verdict other than pass (a harmless slip, like a real pipe's missing busy
     # flag, is buggy code the catalog expects to pass: passing it is not a catch)
     some_bug_caught = any(right[n] for n in verdicts if expected[n] != "pass")
+    # and a pass counts only if every property the lab grades rejects the behaviour meant to break it alone: a
+    # property that can never fail (NoDuplicate == \A v : taken[v] >= 0) checks nothing, whatever it accepts
+    every_property_can_fail = not vacuous
     errors = {run[1] for run in verdicts.values() if run[0] == "error"}
     once = len(errors) == 1 and all(run[0] == "error" for run in verdicts.values())
     if once:  # one mistake, one message: not the same text under every configuration
@@ -173,11 +180,11 @@ def score(ctx: Context) -> None:
             continue
         result.output = _feedback(variant, expected[variant.name], verdicts[variant.name], crossed.get(variant.name, {}),
                                   other_design,
-                                  every_correct_passes, some_bug_caught)
+                                  every_correct_passes, some_bug_caught, vacuous)
         # the design gates every configuration's points: a must-pass configuration (a real pipe's harmless missing
         # busy flag) is passed by any algorithm that is not the design under the configurations that matter
         if not other_design and scoring.earns(expected[variant.name] == "pass", right[variant.name],
-                                              every_correct_passes, some_bug_caught):
+                                              every_correct_passes, some_bug_caught and every_property_can_fail):
             result.score = result.max_score
         lane = verdicts[variant.name][2]
         refines = crossed.get(variant.name, {}).get(REFINES)
@@ -241,7 +248,7 @@ def _your_lines(detail: str, translated: str, original: str, module: str) -> str
 
 
 def _feedback(variant, expected: str, yours: tuple, crossed: dict, other_design: list[str],
-              every_correct_passes: bool, some_bug_caught: bool) -> str:
+              every_correct_passes: bool, some_bug_caught: bool, vacuous: list[tuple[str, str]]) -> str:
     verdict_, detail = yours[0], yours[1]
     what = f"`{variant.name}.cfg` ({variant.bug if not variant.correct else 'the correct design'})"
     refines = crossed.get(REFINES)
@@ -268,10 +275,15 @@ def _feedback(variant, expected: str, yours: tuple, crossed: dict, other_design:
     if expected == "pass" and verdict_ == "pass":
         if disagree:
             return f"Your spec accepts {what}." + cross
-        if some_bug_caught:
+        if some_bug_caught and not vacuous:
             return f"Passed: your spec accepts {what}, as it should."
-        return (f"Your spec accepts {what}, but it catches none of the buggy variants: a spec "
-                "that checks nothing accepts everything, so this pass earns nothing yet.")
+        why = [] if some_bug_caught else [
+            "it catches none of the buggy variants: a spec that checks nothing accepts everything"]
+        if vacuous:
+            why.append("a property of yours cannot fail: " + "; ".join(f"`{p}` accepts {b}" for p, b in vacuous)
+                       + " (each such behaviour breaks that one property and nothing of the design, and a property "
+                       "that accepts it checks nothing)")
+        return f"Your spec accepts {what}, but " + "; and ".join(why) + ". So this pass earns nothing yet."
     if expected == "pass":
         return (f"Failed: your spec rejects {what}, which the catalog says is correct for "
                 f"exactly-once ({verdict_}). {variant.why.get('tlc', '')} Read the trace below.")
@@ -329,6 +341,45 @@ def _tlc(source: Path, cfg: Path, jail: Jail) -> tuple[str, str, object]:
     except LabError as e:
         return "error", e.problem.replace(str(source.parent) + "/", "").replace("specs/", ""), None
     return result.verdict, "", result.trace
+
+
+# What the behaviour that breaks each property does (the rubric's [spec] breakers module, with its `Break`)
+BREAKS = {"NoDuplicate": "a worker that takes connection 1 twice",
+          "NoInvented": "a worker handed nothing (Null) that counts it taken",
+          "NoLoss": "a worker that drops connection 1 untaken",
+          "EventuallyTaken": "workers that never read their pipes",
+          "Refines": "a read and the next accept taken as one step"}
+
+
+def _vacuous(ctx: Context, cat) -> list[tuple[str, str]]:
+    """The properties the rubric grades (`[spec] breaks`) that accept the behaviour meant to break each alone, as
+    (property, what that behaviour does): the submission's properties put under the lab's breakers module, with
+    the reference design's constants and `Break` naming the property, and TLC checking that property alone. A
+    property TLC could not check there is not shown able to fail either."""
+    x = ctx.rubric.spec
+    if not x.get("breakers"):
+        return []
+    module = paths.LABS / ctx.rubric.lab / x["breakers"]
+    algo = module.read_text().split(TRANSLATION_END, 1)[0]
+    props = ctx.source.read_text(errors="replace").split(TRANSLATION_END, 1)[1]
+    base = cat.variant(x["reference"]).cfg_file.read_text()
+    invariants = " ".join(re.findall(r"^INVARIANTS?\s+(.*?)(?=^[A-Z_]+\b|\Z)", base, re.M | re.S)).split()
+    jobs = []
+    for prop in x["breaks"]:
+        folder = ctx.jail.work / f"breaks-{prop}"
+        folder.mkdir()
+        (folder / ctx.source.name).write_text(algo + TRANSLATION_END + props)
+        shutil.copyfile(paths.SPECS / "Handoff.tla", folder / "Handoff.tla")
+        cfg = folder / f"Break{prop}.cfg"
+        check = "INVARIANT" if prop in invariants else "PROPERTY"
+        cfg.write_text(f"SPECIFICATION ServerSpec\n{_constants(base)}\n    Break = \"{prop}\"\n{check} {prop}\n"
+                       "CHECK_DEADLOCK FALSE\n")
+        jobs.append((prop, folder / ctx.source.name, cfg))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        done = list(pool.map(lambda job: _tlc(job[1], job[2], ctx.jail), jobs))
+    return [(prop, BREAKS.get(prop, "the behaviour meant to break it") + (f" (TLC could not check it there: "
+                                                                           f"{detail.strip()[:200]})" if v == "error" else ""))
+            for (prop, _, _), (v, detail, _) in zip(jobs, done) if v != f"violation:{prop}"]
 
 
 def _constants(cfg: str) -> str:
