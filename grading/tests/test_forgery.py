@@ -395,6 +395,7 @@ def test_the_design_gates_every_configurations_points(tmp_path, monkeypatch):
             return ("violation:StepsOfTheDesign" if variant.name == "Pipes" else "pass"), "", None
         return variant.expected("tlc"), "", None
     monkeypatch.setattr(tlc, "verdict", verdict)
+    monkeypatch.setattr(tlc, "_vacuous", lambda ctx, cat: [])  # its TLC runs stood in too: every property can fail
     source = tmp_path / "Pipes.tla"
     source.write_text("")
     g = Grade("pipes-spec", str(source), [TestResult(t.name, t.points, hidden=t.hidden) for t in rubric.tests])

@@ -257,6 +257,8 @@ def test_the_scan_of_a_copys_words_can_fail(copy, tmp_path):
                      "README.md: `specs/Pipes.tla` is not in the copy"], found
 
 
+@pytest.mark.full("two check-labs of the PHT lab and a grading (about 60 s on the copy's one worker); the default tier "
+                  "walks the buffer lab's students (test_term)", seconds=60)
 def test_a_students_walk_check_lab_names_the_bug_and_agrees_with_the_grade(copy, in_copy, tmp_path):
     """The PHT lab as a student walks it in the copy with the handout alone: a take that reads a slot, then clears
     it; `check-lab` names the duplicate with Lincheck's counterexample as swimlanes, before any submission; the fix

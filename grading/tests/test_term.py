@@ -120,6 +120,8 @@ def _student(copy: Path, in_copy, name: str, work: str, results: Path) -> Path:
     for mark, t in zip(marks, tests):  # each check judged, by name, the hidden checkers too
         assert f"{'pass' if mark == t.points else 'FAIL'} {t.name}" in checked.stdout, checked.stdout
     assert "./lab grade" not in checked.stdout, checked.stdout  # the copy has no ./lab grade to point to
+    if got < most and marks[2] == 0:  # a bug Lincheck finds: named before submission, its counterexample drawn
+        assert "under lincheck" in checked.stdout and "| # |" in checked.stdout, checked.stdout
     hint = in_copy(copy, "hint", "buffer", results=results / name)
     assert hint.returncode == 0 and "Hint 1 of" in hint.stdout
     handed_in = results / "handed-in" / f"{name}.zip"
