@@ -123,9 +123,9 @@ def pytest_generate_tests(metafunc):
     if "copy_lab" in metafunc.fixturenames:
         # check-lab runs every check a student may: the PHT's and the calendar's Lincheck and stress runs cost half a
         # minute each on the one worker the copy's tests share; the full tier walks every lab in a copy of its own
-        heavy = pytest.mark.full("every check of the lab in the copy (about 35 s); the default tier checks the pipes-spec "
-                                 "and server labs here, and walks the buffer lab's students through the copy", seconds=35)
-        metafunc.parametrize("copy_lab", [pytest.param(lab, marks=heavy) if lab in ("pht", "calendar") else lab
+        heavy = pytest.mark.full("every check of the lab in the copy (about 30 s); the default tier checks the pipes-spec "
+                                 "lab here, and walks the buffer lab's students through the copy", seconds=30)
+        metafunc.parametrize("copy_lab", [pytest.param(lab, marks=heavy) if lab in ("pht", "calendar", "server") else lab
                                           for lab in COPY_LABS if lab != TERM_LAB])
 
 

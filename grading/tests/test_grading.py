@@ -79,6 +79,8 @@ def test_lab_grade_says_what_it_runs_as_it_goes(tmp_path):
                     "junit: 2 test(s) — public: one thread sees a FIFO …"], said
 
 
+@pytest.mark.full("a whole check-lab of the buffer lab in the kit (about 20 s); the default tier runs it on the same "
+                  "starter in a student copy (test_term's students)", seconds=20)
 def test_check_lab_runs_what_grades_the_student(tmp_path):
     """The student's loop runs every test of the rubric that is not withheld, the hidden checkers too: the starter's
     bugs are named by Lincheck before any submission, and a file that does not compile is named as such."""

@@ -65,6 +65,22 @@ def test_a_withheld_test_is_left_to_the_instructor_with_its_reason():
     assert [t.name for t in r.withheld] == [data["test"][2]["name"]] and len(r.for_student().tests) == len(r.tests) - 1
 
 
+def test_check_lab_names_each_test_it_leaves_out_and_what_its_quick_mode_changes():
+    """What check-lab says before it runs: each withheld test with its reason, the scoring it cannot see whole, and the
+    stress run its quick mode shortens (the PHT lab's 9 s to 3), which --full keeps."""
+    from handofflab.commands import student
+    rubric, notes = student.student_rubric("server", full=False)
+    for t in grader.load_rubric("server").withheld:
+        assert any(t.name in n and t.withheld in n for n in notes), notes
+    assert len(rubric.tests) == 2
+    _, notes = student.student_rubric("mutants", full=False)
+    assert any("not the whole rule here" in n for n in notes)
+    quick, notes = student.student_rubric("pht", full=False)
+    full, full_notes = student.student_rubric("pht", full=True)
+    assert [t.seconds for t in quick.tests if "stress" in t.checkers] == [3.0] and any(n.startswith("quick:") for n in notes)
+    assert [t.seconds for t in full.tests if "stress" in t.checkers] == [9] and full_notes == []
+
+
 @pytest.mark.parametrize("lab", LABS)
 def test_each_labs_hints_read_as_text_in_a_terminal(lab):
     """`./lab hint` shows the handout's Markdown in a terminal: its inline math as plain text, never raw TeX."""
