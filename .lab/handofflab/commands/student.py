@@ -7,12 +7,12 @@ import re
 import time
 from pathlib import Path
 
+from rich.markdown import Markdown
+
 import grader
 from grader import budgets
 from grader import rubric as rubric_mod
 from handofflab import javabuild, paths, toolchain
-from rich.markdown import Markdown
-
 from handofflab.console import LabError, console
 
 
@@ -56,8 +56,9 @@ def check_lab(lab: str, path: Path, watch: bool, allow_weak_isolation: bool, ful
     one passes (or --watch ends with Ctrl-C), 1 when one fails, 4 when one could not be judged here."""
     rubric, notes = student_rubric(lab, full)
     if not rubric.tests:
-        raise LabError(f"lab {lab} has no test a student runs", f"it is graded only by your instructor")
+        raise LabError(f"lab {lab} has no test a student runs", "it is graded only by your instructor")
     _set_up(rubric)
+    withheld = grader.load_rubric(lab).withheld  # loaded once: --watch reruns once() on every save
     out = paths.RESULTS / "check-lab" / lab
     cut = any(n.startswith("quick:") for n in notes)
     mode = ("full: the grader's durations" if full else "quick (--full: the grader's durations)" if cut
@@ -66,7 +67,7 @@ def check_lab(lab: str, path: Path, watch: bool, allow_weak_isolation: bool, ful
     def once() -> int:
         start = time.monotonic()
         console.print(f"[bold]check-lab {lab}[/]: {len(rubric.tests)} of the rubric's "
-                      f"{len(rubric.tests) + len(notes_withheld)} tests, mode {mode}")
+                      f"{len(rubric.tests) + len(withheld)} tests, mode {mode}")
         for note in notes:
             console.print(f"  [dim]{note}[/]", highlight=False, soft_wrap=True)
         with console.status(f"checking {path} ...") as status:
@@ -82,15 +83,14 @@ def check_lab(lab: str, path: Path, watch: bool, allow_weak_isolation: bool, ful
                 console.print(_indented(t.output.strip()[:3000]), markup=False, highlight=False, soft_wrap=True)
                 if t.swimlane_md:  # the counterexample, in the kit's one view, where the student is looking
                     console.print(_indented(t.swimlane_md.strip()), markup=False, highlight=False, soft_wrap=True)
-        withheld = sum(t.points for t in grader.load_rubric(lab).withheld)
+        left = sum(t.points for t in withheld)
         console.print(f"[bold]{g.score:g} / {g.max_score:g}[/] points in {time.monotonic() - start:.1f} s"
-                      + (f"; {withheld:g} more are graded where your instructor grades (above: why)" if withheld else "")
+                      + (f"; {left:g} more are graded where your instructor grades (above: why)" if left else "")
                       + f". The report: {paths.shown(out / 'report.md')}", highlight=False, soft_wrap=True)
         if g.grader_error:
             return 3
         return 4 if g.pending else 0 if g.score == g.max_score else 1
 
-    notes_withheld = grader.load_rubric(lab).withheld
     if not watch:
         return once()
 
