@@ -283,3 +283,13 @@ def test_a_students_walk_check_lab_names_the_bug_and_agrees_with_the_grade(copy,
         assert [t.score for t in graded.tests] == marks["split_swap"] == verify.sample_marks()["pht"]["split_swap"]
     finally:
         shutil.rmtree(work)  # the copy's leak scan must not find the reference the test put there
+
+
+def test_a_copy_of_the_labs_the_suites_copy_lacks_names_only_what_it_has(tmp_path):
+    """The scan above, on the words of each lab the suite's copy leaves out (made without its book, which the scan
+    does not read): their handouts and rubrics name only commands and files a copy of them has."""
+    from conftest import COPY_LABS
+    others = sorted(set(release.labs()) - set(COPY_LABS))
+    assert others, "every lab is in the suite's copy: this test has nothing left to scan"
+    copy = release.release(tmp_path / "copy", others, book=False)
+    assert copycheck.foreign_mentions(copy) == []

@@ -142,7 +142,9 @@ def _refuse_labs_that_need_what_is_left_out(chosen: list[str], secret: dict[str,
                            f"then --lab {lab} in a copy of its own")
 
 
-def release(target: Path, chosen: list[str] | None = None) -> Path:
+def release(target: Path, chosen: list[str] | None = None, book: bool = True) -> Path:
+    """The student copy of the chosen labs in `target`. `book=False` leaves the book out (a test that reads only the
+    copy's files spares mdBook's build)."""
     if not chosen:
         raise LabError("name the labs the copy is for", f"./lab release DIR --lab LAB [--lab LAB …]; labs: {', '.join(labs())}")
     chosen = sorted(set(chosen))
@@ -167,15 +169,16 @@ def release(target: Path, chosen: list[str] | None = None) -> Path:
         kit = [m for m in _modules(paths.LABS / "pom.xml") if m.startswith("../java/")]
         _cut_pom(paths.LABS / "pom.xml", target / "labs" / "pom.xml",
                  [*kit, *(lab for lab in chosen if (paths.LABS / lab / "pom.xml").exists())])
-    with step("Building the book without the answers"):
-        copybook.build(target / "book", secret)
+    if book:
+        with step("Building the book without the answers"):
+            copybook.build(target / "book", secret)
     for lab in chosen:  # the copy's words name only what it has: its rubrics do not list the answers it withholds
         rubric_file = target / "labs" / lab / "rubric.toml"
         rubric_file.write_text(without_answers(rubric_file.read_text()))
     (target / MARKER).write_text(
         "# A student copy of Handoff Lab, made by `./lab release`: `./lab` offers the student's commands only.\n"
         f"labs = {json.dumps(chosen)}\nwithheld = {json.dumps(sorted(left_out))}\n")
-    (target / "README.md").write_text(_readme(chosen))
+    (target / "README.md").write_text(_readme(chosen, book))
     for name, text in devcontainer.files(chosen).items():
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         (target / name).write_text(text)
@@ -219,7 +222,7 @@ def _cut_pom(source: Path, pom: Path, keep) -> None:
     pom.write_text(cut)
 
 
-def _readme(chosen: list[str]) -> str:
+def _readme(chosen: list[str], book: bool = True) -> str:
     rows = "\n".join(f"| `{lab}` | {grader.load_rubric(lab).title} | `labs/{lab}/README.md` |" for lab in chosen)
     return f"""# Handoff Lab — student copy
 
@@ -247,7 +250,7 @@ Maven and Python 3.11 (on Debian: `sudo apt-get install openjdk-17-jdk-headless 
 **Or open this folder in a dev container** (`.devcontainer/`: VS Code's "Reopen in Container", or a
 cloud workspace): it is a Debian machine with all of them, the editor's TLA+, Java, Python and Jupyter
 extensions, and `./lab` set up when it is made.
-The book is `book/index.html` (open it in a browser). This copy holds none of the labs' answers.
+{"The book is `book/index.html` (open it in a browser). " if book else ""}This copy holds none of the labs' answers.
 """
 
 
