@@ -58,23 +58,26 @@ class CheckProfile:
     spin_looks: int = 0  # the most times the class looks in a loop before it sleeps (Lincheck lets a loop run that long)
     jpf_acceptors: int = 1
     jpf_ids: tuple[int, ...] = (1, 2)  # the connections JPF's driver hands over (one worker each)
+    start_keys: tuple[int, ...] = ()   # a table's take starts, steered, for Lincheck's overtaking scenario (ProbeStarts)
 
     @classmethod
     def of(cls, table: dict, where: str) -> CheckProfile:
         keys = {"size", "sized_by", "bounded", "acceptors", "stress_sizes", "same_slot_takes", "spin_looks", "jpf_acceptors",
-                "jpf_ids"}
+                "jpf_ids", "start_keys"}
         unknown = set(table) - keys
         missing = {"size", "sized_by", "bounded", "acceptors"} - set(table)
         if unknown or missing:
             raise LabError(f"{where}: check profile has unknown keys {sorted(unknown)} or lacks {sorted(missing)}",
                            f"the keys are {sorted(keys)}")
         if table["sized_by"] not in SIZED_BY or table["size"] < 1 or table["acceptors"] not in (1, 2) \
-                or table.get("spin_looks", 0) < 0:
+                or table.get("spin_looks", 0) < 0 or any(not isinstance(k, int) or k < 0 for k in table.get("start_keys", [])):
             raise LabError(f"{where}: check profile {table} is out of range",
-                           f"sized_by is one of {SIZED_BY}, size at least 1, acceptors 1 or 2")
+                           f"sized_by is one of {SIZED_BY}, size at least 1, acceptors 1 or 2, start_keys whole numbers "
+                           "from 0")
         return cls(table["size"], table["sized_by"], table["bounded"], table["acceptors"],
                    tuple(table.get("stress_sizes", [table["size"]])), table.get("same_slot_takes", False),
-                   table.get("spin_looks", 0), table.get("jpf_acceptors", 1), tuple(table.get("jpf_ids", (1, 2))))
+                   table.get("spin_looks", 0), table.get("jpf_acceptors", 1), tuple(table.get("jpf_ids", (1, 2))),
+                   tuple(table.get("start_keys", ())))
 
     def arg(self) -> str:
         """The `--profile` argument of handofflab.checks.Main (CheckProfile.parse in Java)."""
@@ -82,7 +85,8 @@ class CheckProfile:
         return (f"size={self.size};sized_by={self.sized_by};bounded={low(self.bounded)};acceptors={self.acceptors};"
                 f"stress_sizes={'/'.join(map(str, self.stress_sizes))};same_slot_takes={low(self.same_slot_takes)};"
                 f"spin_looks={self.spin_looks};"
-                f"jpf_acceptors={self.jpf_acceptors};jpf_ids={'/'.join(map(str, self.jpf_ids))}")
+                f"jpf_acceptors={self.jpf_acceptors};jpf_ids={'/'.join(map(str, self.jpf_ids))};"
+                f"start_keys={'/'.join(map(str, self.start_keys))}")
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,10 @@ _THREW = ("Failed: your put or take threw an exception (named below) instead of 
 _VIOLATIONS = [
     ("violation:EventuallyTaken", "Failed: the threads keep running, yet no connection is handed over: a loop that "
      "never ends (a livelock), or a thread spinning while it holds the lock.", "spin"),
-    ("violation:NoInvented", "Failed: a worker took a connection that was never accepted (null). Either a woken "
-     "thread went on without checking its condition again, or a slot was read or written outside the lock that "
-     "guards it: the interleaving below shows which.", "invented"),
+    ("violation:NoInvented", "Failed: a worker took a connection that was never accepted (null). A woken "
+     "thread went on without checking its condition again, a slot was read or written outside the lock that "
+     "guards it, or a `take` gave up and returned null when its search found nothing (another worker can take the "
+     "item it was heading for: it must search on): the interleaving below shows which.", "invented"),
     ("violation:NoDuplicate", "Failed: one connection was taken twice: two workers read the same slot before either "
      "cleared it. The interleaving below shows the two reads.", "duplicate"),
     ("violation:NoLoss", "Failed: accepted connections never reached a worker: a `put` returned without storing its "

@@ -1,6 +1,7 @@
 package handofflab.labs.pht;
 
 import handofflab.handoffs.Handoff;
+import handofflab.handoffs.ProbeStarts;
 import handofflab.handoffs.SynchronizedRef;
 
 /**
@@ -10,6 +11,7 @@ import handofflab.handoffs.SynchronizedRef;
  */
 public class StudentPht<T> implements Handoff<T> {
     private final SynchronizedRef<T>[] slots;   // each slot: one reference under its own lock
+    private final ProbeStarts starts = new ProbeStarts();   // each take's pseudo-random start key: starts.next(m)
 
     @SuppressWarnings("unchecked")
     public StudentPht(int m) {
@@ -44,7 +46,7 @@ public class StudentPht<T> implements Handoff<T> {
         throw new UnsupportedOperationException("TODO: put");
     }
 
-    /** Called by any worker. Waits while the table is empty. */
+    /** Called by any worker. Waits while the table is empty; probes from the key starts.next(m) gives. */
     @Override
     public T take() throws InterruptedException {
         throw new UnsupportedOperationException("TODO: take");

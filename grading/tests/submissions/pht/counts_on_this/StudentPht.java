@@ -1,6 +1,7 @@
 package handofflab.labs.pht;
 
 import handofflab.handoffs.Handoff;
+import handofflab.handoffs.ProbeStarts;
 import handofflab.handoffs.SynchronizedRef;
 
 /** Lab "pht" as issue 68 wrote it: the counts guarded by `synchronized (this)` blocks, each slot set and swapped
@@ -9,7 +10,7 @@ public class StudentPht<T> implements Handoff<T> {
     private final SynchronizedRef<T>[] slots;
     private int free;                    // guarded by this: slots a put may fill
     private int filled;                  // guarded by this: items a take may find
-    private int starts = 17;             // guarded by this: the next pseudo-random start
+    private final ProbeStarts starts = new ProbeStarts();   // each take's pseudo-random start key
 
     @SuppressWarnings("unchecked")
     public StudentPht(int m) {
@@ -67,7 +68,7 @@ public class StudentPht<T> implements Handoff<T> {
                 wait();
             }
             filled--;                    // this worker's item is in the table: find one
-            key = (starts = starts * 1103515245 + 12345) & 0x7fffffff;
+            key = starts.next(slots.length);
         }
         while (true) {
             for (int i = 0; i < slots.length; i++) {

@@ -3,8 +3,8 @@ package handofflab.labs.pht;
 import handofflab.handoffs.Handoff;
 import handofflab.handoffs.SynchronizedRef;
 
-/** Lab "pht"'s reference with one slip: every take probes from slot 0, not from a pseudo-random start.
- *  Exactly once, and the lab's table in every other way; it loses the mark of the lab's table. */
+/** Lab "pht"'s reference with one slip: every take probes from slot 0, not from a start drawn from ProbeStarts.
+ *  Exactly once, and the lab's table in every other way; it loses the marks of the lab's design and table. */
 public class StudentPht<T> implements Handoff<T> {
     private final SynchronizedRef<T>[] slots;
     private final Object counts = new Object();

@@ -1,6 +1,7 @@
 package handofflab.labs.pht;
 
 import handofflab.handoffs.Handoff;
+import handofflab.handoffs.ProbeStarts;
 import handofflab.handoffs.SynchronizedRef;
 
 /** Sample submission, correct in another way than the reference: linear probing (step 1)
@@ -10,7 +11,7 @@ public class StudentPht<T> implements Handoff<T> {
     private final Object counts = new Object();
     private int free;                    // guarded by counts: slots a put may fill
     private int filled;                  // guarded by counts: items a take may find
-    private int starts = 17;             // guarded by counts: the next pseudo-random start
+    private final ProbeStarts starts = new ProbeStarts();   // each take's pseudo-random start key
 
     @SuppressWarnings("unchecked")
     public StudentPht(int m) {
@@ -68,7 +69,7 @@ public class StudentPht<T> implements Handoff<T> {
                 counts.wait();
             }
             filled--;                    // this worker's item is in the table: find one
-            key = (starts = starts * 1103515245 + 12345) & 0x7fffffff;
+            key = starts.next(slots.length);
         }
         while (true) {
             for (int i = 0; i < slots.length; i++) {

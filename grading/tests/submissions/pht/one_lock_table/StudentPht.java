@@ -1,6 +1,7 @@
 package handofflab.labs.pht;
 
 import handofflab.handoffs.Handoff;
+import handofflab.handoffs.ProbeStarts;
 import handofflab.handoffs.SynchronizedRef;
 
 /** Sample submission, correct and not the lab's table: the right slots, probes and random start, but
@@ -10,7 +11,7 @@ public class StudentPht<T> implements Handoff<T> {
     private final SynchronizedRef<T>[] slots;
     private int free;                    // guarded by this
     private int filled;                  // guarded by this
-    private int starts = 17;             // guarded by this
+    private final ProbeStarts starts = new ProbeStarts();   // each take's pseudo-random start key
 
     @SuppressWarnings("unchecked")
     public StudentPht(int m) {
@@ -64,7 +65,7 @@ public class StudentPht<T> implements Handoff<T> {
                 table.wait();
             }
             filled--;
-            int key = (starts = starts * 1103515245 + 12345) & 0x7fffffff;
+            int key = starts.next(slots.length);
             while (true) {
                 for (int i = 0; i < slots.length; i++) {
                     T item = slots[slotOf(key, i)].swap(null);

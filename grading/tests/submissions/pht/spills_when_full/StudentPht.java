@@ -1,6 +1,7 @@
 package handofflab.labs.pht;
 
 import handofflab.handoffs.Handoff;
+import handofflab.handoffs.ProbeStarts;
 import handofflab.handoffs.SynchronizedRef;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -14,7 +15,7 @@ public class StudentPht<T> implements Handoff<T> {
     private final ConcurrentLinkedQueue<T> spilled = new ConcurrentLinkedQueue<>();
     private final Object counts = new Object();
     private int filled;                  // guarded by counts: items a take may find
-    private int starts = 17;             // guarded by counts: the next pseudo-random start
+    private final ProbeStarts starts = new ProbeStarts();   // each take's pseudo-random start key
 
     @SuppressWarnings("unchecked")
     public StudentPht(int m) {
@@ -57,7 +58,7 @@ public class StudentPht<T> implements Handoff<T> {
                 counts.wait();
             }
             filled--;
-            key = (starts = starts * 1103515245 + 12345) & 0x7fffffff;
+            key = starts.next(slots.length);
         }
         while (true) {
             for (int i = 0; i < slots.length; i++) {

@@ -20,8 +20,11 @@ public final class CheckProfile {
     public final int acceptors;
     /** The sizes the stress trials take in turn. */
     public final int[] stressSizes;
-    /** Lincheck's targeted scenario: two workers claim one table slot at once. */
+    /** Lincheck's targeted scenario: two workers claim one table slot at once (both start at key 3). */
     public final boolean sameSlotTakes;
+    /** Lincheck's steered scenario: the take start keys ({@link ProbeStarts#steer}) under which one worker's
+     *  single pass can be overtaken; empty: none. */
+    public final int[] startKeys;
     /** The most times the class looks in a loop before it sleeps (0: it sleeps at once); Lincheck must let a loop run that long. */
     public final int spinLooks;
     /** Acceptors in JPF's driver. */
@@ -37,10 +40,12 @@ public final class CheckProfile {
         stressSizes = Arrays.stream(keys.getOrDefault("stress_sizes", keys.get("size")).split("/"))
                 .mapToInt(Integer::parseInt).toArray();
         sameSlotTakes = Boolean.parseBoolean(keys.getOrDefault("same_slot_takes", "false"));
+        String starts = keys.getOrDefault("start_keys", "");
+        startKeys = starts.isEmpty() ? new int[0] : Arrays.stream(starts.split("/")).mapToInt(Integer::parseInt).toArray();
         spinLooks = Integer.parseInt(keys.getOrDefault("spin_looks", "0"));
         jpfAcceptors = Integer.parseInt(keys.getOrDefault("jpf_acceptors", "1"));
         jpfIds = Arrays.stream(keys.getOrDefault("jpf_ids", "1/2").split("/")).mapToInt(Integer::parseInt).toArray();
-        if (size < 1 || acceptors < 1 || spinLooks < 0 || jpfAcceptors < 1 || jpfIds.length < jpfAcceptors || !Arrays.asList("slots", "workers", "nothing").contains(sizedBy)) {
+        if (size < 1 || acceptors < 1 || spinLooks < 0 || Arrays.stream(startKeys).anyMatch(k -> k < 0) || jpfAcceptors < 1 || jpfIds.length < jpfAcceptors || !Arrays.asList("slots", "workers", "nothing").contains(sizedBy)) {
             throw new IllegalArgumentException("profile out of range: " + keys);
         }
     }

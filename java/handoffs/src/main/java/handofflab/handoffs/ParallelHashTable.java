@@ -24,14 +24,11 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     private final SynchronizedRef<T>[] slots;
     final PermitCounter free;     // slots a put may fill (package-private: the jcstress tests reach FastPht's)
     final PermitCounter filled;   // items a take may find
-    // The take's random start. java.util.Random, because JPF (cg.enumerate_random) turns each draw
-    // into a choice of every value: it then tries every start and step the paper's random slot
-    // allows, and a worker that probes again draws again rather than counting up (a counter made
-    // TwoProducerPht's state space infinite). On the JVM the seed fixes the sequence: the first two
-    // draws of a table of 3 are key 0 (slot 0, step 1), which Lincheck's targeted scenario needs.
-    static final long SEED = 17;
-    private final java.util.Random starts = new java.util.Random(SEED);
-    private final int keys;  // every (start, step) pair once: m (m - 1) keys, where that fits an int
+    // The take's random start: ProbeStarts, which the checkers can steer (Lincheck explores interleavings,
+    // not random values) and which is otherwise java.util.Random from a fixed seed, so that JPF
+    // (cg.enumerate_random) turns each draw into a choice of every start and step, and a worker that
+    // probes again draws again rather than counting up (a counter made TwoProducerPht's state space infinite).
+    final ProbeStarts starts = new ProbeStarts();  // package-private: SinglePassPht draws from it too
 
     public ParallelHashTable(int m) {
         this(m, true);
@@ -53,7 +50,6 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         }
         free = permits.apply(m);
         filled = permits.apply(0);
-        keys = m <= 46_341 ? m * (m - 1) : Integer.MAX_VALUE;  // h1 = k mod m, h2 = 1 + k mod (m-1) cover all pairs (CRT)
     }
 
     public static boolean isPrime(int n) {
@@ -83,6 +79,11 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         for (int i = 0; i < slots.length; i++) {
             slots[i].recordTo(log, i);
         }
+    }
+
+    /** The table's size m (for the buggy twins, which probe as the table does). */
+    final int slotCount() {
+        return slots.length;
     }
 
     /** The distinct slots the probe sequence of {@code key} ever visits (all m when m is prime). */
@@ -124,7 +125,7 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     public T take() throws InterruptedException {
         filled.acquire();  // an item is there for this worker (others may take it: probe on)
         while (true) {
-            int key = starts.nextInt(keys);  // a random start slot and step
+            int key = starts.next(slots.length);  // a random start slot and step
             for (int i = 0; i < slots.length; i++) {
                 T item = claim(probe(key, i));
                 if (item != null) {
