@@ -3,6 +3,7 @@ notebooks/) with a real Jupyter kernel, and renders each to markdown for the boo
 `./lab notebooks open` serves them in JupyterLab, for a reader to change and run."""
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
@@ -75,6 +76,9 @@ def execute(source: Path, timeout: int = 600) -> Executed:
                            "`./lab doctor` checks the kernel's packages (.venv), and "
                            f"`./lab notebooks open {source.stem}` runs it cell by cell") from None
         finally:
+            # a kernel that did not start leaves nbclient's exit hook registered, which then fails at the interpreter's
+            # exit with a traceback of its own (seen: `assert self.km is not None`, after the clear message)
+            atexit.unregister(client._cleanup_kernel)
             if km.has_kernel:  # nbclient shuts down only the kernels it started itself
                 run_sync(km.shutdown_kernel)(now=True)
             shutil.rmtree(sockets, ignore_errors=True)

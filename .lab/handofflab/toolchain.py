@@ -48,12 +48,22 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
             raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
         except subprocess.TimeoutExpired:
             raise LabError(f"{what}: ran past {timeout:.0f} s", fix)
+    if proc.returncode < 0:  # ended by a signal from outside: no verdict, whatever a caller would read from the exit
+        raise LabError(f"{what} was stopped by {_signal_name(-proc.returncode)} before it finished",
+                       "run it again; if it is stopped again, look for what stops it (out of memory: `dmesg | tail`)")
     if check and proc.returncode != 0:
         said = proc.stdout + proc.stderr
         said = said if text else said.decode(errors="replace")
         tail = "\n".join(said.strip().splitlines()[-15:])
         raise LabError(f"{what} failed (exit {proc.returncode}):\n{tail}", fix)
     return proc
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"
 
 
 @contextlib.contextmanager
