@@ -13,7 +13,9 @@
 (*     re-checks its condition (`while`) or does not (`if`).                *)
 (* Java twin: java/handoffs/.../MonitorBuffer.java; its buggy twins are     *)
 (* NotifyBuffer (NotifyAll = FALSE), IfBuffer (`if` in put and take) and   *)
-(* IfInPutBuffer (`if` in put only: two acceptors overfill the ring).      *)
+(* IfInPutBuffer (`if` in put only: two acceptors overfill the ring);     *)
+(* WakeWhenFullEndsBuffer (take wakes one waiter, only as full ends) is   *)
+(* correct: TLC shows that every put's notifyAll() wakes the rest.         *)
 (* specs/catalog.toml says what TLC must report for each model.             *)
 (***************************************************************************)
 EXTENDS Integers, FiniteSets
@@ -26,11 +28,13 @@ CONSTANTS
     NotifyAll,      \* TRUE: notifyAll(), FALSE: notify()
     RecheckInPut,   \* put:  TRUE: while (full) wait();  FALSE: if (full) wait();
     RecheckInTake,  \* take: TRUE: while (empty) wait(); FALSE: if (empty) wait();
+    TakeWakesOnlyWhenFullEnds, \* take: TRUE: notify() ONE waiter, and only when the buffer stops being full
     Null            \* an empty slot / no thread / no connection
 
 ASSUME /\ Acceptors # {} /\ Workers # {} /\ Acceptors \cap Workers = {}
        /\ Capacity \in Nat \ {0} /\ NConns \in Nat \ {0}
        /\ NotifyAll \in BOOLEAN /\ RecheckInPut \in BOOLEAN /\ RecheckInTake \in BOOLEAN
+       /\ TakeWakesOnlyWhenFullEnds \in BOOLEAN
 
 Conns  == 1..NConns
 Values == Conns \cup {Null}
@@ -54,6 +58,13 @@ macro Notify() begin
         else
             with w \in waitSet do waitSet := waitSet \ {w}; end with;
         end if;
+    end if;
+end macro;
+
+\* notify(), whatever NotifyAll says: one waiter, if any.
+macro NotifyOne() begin
+    if waitSet # {} then
+        with w \in waitSet do waitSet := waitSet \ {w}; end with;
     end if;
 end macro;
 
@@ -102,7 +113,12 @@ WakeTake:
 Take:                                                    \* the linearization point
         got := items[takeAt]; taken[items[takeAt]] := taken[items[takeAt]] + 1;
         items[takeAt] := Null; takeAt := (takeAt + 1) % Capacity; count := count - 1;
-        Notify(); lock := Null;                          \* then serve `got`, outside the monitor
+        if TakeWakesOnlyWhenFullEnds then                \* a student's saving: wake one acceptor when room appears
+            if count = Capacity - 1 then NotifyOne(); end if;
+        else
+            Notify();
+        end if;
+        lock := Null;                                    \* then serve `got`, outside the monitor
     end while;
 end process;
 \* ANCHOR_END: take
@@ -219,13 +235,22 @@ Take(self) == /\ pc[self] = "Take"
               /\ items' = [items EXCEPT ![takeAt] = Null]
               /\ takeAt' = (takeAt + 1) % Capacity
               /\ count' = count - 1
-              /\ IF waitSet # {}
-                    THEN /\ IF NotifyAll
-                               THEN /\ waitSet' = {}
-                               ELSE /\ \E w \in waitSet:
-                                         waitSet' = waitSet \ {w}
-                    ELSE /\ TRUE
-                         /\ UNCHANGED waitSet
+              /\ IF TakeWakesOnlyWhenFullEnds
+                    THEN /\ IF count' = Capacity - 1
+                               THEN /\ IF waitSet # {}
+                                          THEN /\ \E w \in waitSet:
+                                                    waitSet' = waitSet \ {w}
+                                          ELSE /\ TRUE
+                                               /\ UNCHANGED waitSet
+                               ELSE /\ TRUE
+                                    /\ UNCHANGED waitSet
+                    ELSE /\ IF waitSet # {}
+                               THEN /\ IF NotifyAll
+                                          THEN /\ waitSet' = {}
+                                          ELSE /\ \E w \in waitSet:
+                                                    waitSet' = waitSet \ {w}
+                               ELSE /\ TRUE
+                                    /\ UNCHANGED waitSet
               /\ lock' = Null
               /\ pc' = [pc EXCEPT ![self] = "EnterTake"]
               /\ UNCHANGED << putAt, accepted, conn >>

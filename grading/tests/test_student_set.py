@@ -29,6 +29,7 @@ STUDENT_SET = [
     ("buffer", "notify_on_change", "a worker slept on beside a connection nobody took"),
     ("buffer", "wakes_one_acceptor", "two acceptors waited on a full handoff of 2, two takes came in a row"),
     ("buffer", "reads_outside_lock", "one connection was taken twice"),
+    ("buffer", "wakes_when_full_ends", "Passed"),
     ("pht", "linear_probe", "Passed"),
     ("pht", "zero_step", "yet no connection is handed over: a loop that never ends"),
     ("pht", "spills_when_full", "a put that returns while every slot is full"),
