@@ -104,7 +104,9 @@ def test_a_reader_opens_a_notebook_in_jupyterlab_and_runs_it_in_chromium(tmp_pat
                 page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=120_000)  # a notebook, not a text editor
                 # the kit's kernel started and idle: before it, Run All Cells is not yet enabled
                 page.wait_for_selector(".jp-StatusBar-Widget :text('Python 3 (ipykernel) | Idle')", timeout=120_000)
-                page.locator(".jp-Notebook .jp-Cell").first.click()  # the notebook is the current widget
+                # the notebook is the current widget: a click on a cell that is shown (issue 84: the first `.jp-Cell`
+                # was one JupyterLab had not laid out yet, "element is not visible" for 30 s on a busy machine)
+                page.locator(".jp-Notebook .jp-Cell >> visible=true").first.click(timeout=120_000)
                 # the menu bar's Run, then its Run All Cells (a text match alone also finds "run" in the notebook's prose)
                 page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click(timeout=30_000)
                 page.get_by_role("menuitem", name="Run All Cells", exact=True).click(timeout=30_000)
