@@ -109,6 +109,9 @@ WRITE = """            if PipeBlocks then
             end if;"""
 
 
+@pytest.mark.full("a whole grading of the kit's own model (six configurations, their crossings with the kit's halves, "
+                  "five breakers: about 47 s); the default tier checks it in the student copy (check-lab: every test but "
+                  "the crossings) and crosses two configurations with the half-vacuous answer", seconds=47)
 def test_spec_lab_reference_is_the_kits_own_model(tmp_path):
     scores, report = grade(tmp_path, "pipes-spec", spec(tmp_path, "kit", KIT_SPEC))
     assert scores == [2, 2, 2, 2, 1, 1], report
