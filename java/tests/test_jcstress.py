@@ -59,7 +59,15 @@ def test_a_twin_is_caught_its_outcome_drawn_and_a_forbidden_outcome_fails_the_ch
     monkeypatch.setattr(javacheck, "OUT", tmp_path)
     cut = _only(monkeypatch, "WorkerWake")
     twin = cut.variant("ReleasePutBuffer")
-    o = javacheck.check_pair(twin, "jcstress")
+    # a brief run first; on a machine whose other work keeps the two actors from running side by side, it may see no
+    # forbidden outcome at all (seen: 92 008 samples, none forbidden, beside a full tier and gradings at load 10 to
+    # 28), so a longer one decides: this test is about how the kit reads and draws a catch, not about one run's luck
+    for millis in (500, 4_000, 16_000):
+        monkeypatch.setitem(javacheck.JCSTRESS_OPTIONS, "ci", [*BRIEF[:BRIEF.index("-time") + 1], str(millis),
+                                                              *BRIEF[BRIEF.index("-time") + 2:]])
+        o = javacheck.check_pair(twin, "jcstress")
+        if o.got != "pass":
+            break
     assert o.got == "deadlock" == o.expected and o.matches, o.detail
     assert "FastBufferWorkerWake: the forbidden outcome (false, false) was observed" in o.detail, o.detail
     assert o.stats["samples"] > 10_000 and o.stats["tests"] == 1, o.stats
