@@ -353,6 +353,8 @@ def test_a_spinning_handoff_is_exactly_once_but_too_slow(tmp_path):
     assert "or spin?" in report and "in 6 runs" in report and "| 6 |" in report  # failed only after 3 more
 
 
+@pytest.mark.full("a server-lab grading with both TCP loads (about 32 s); the default tier grades the reference and "
+                  "the copied unbounded queue", seconds=32)
 def test_a_handoff_that_drops_when_the_ring_is_full_loses_requests_on_the_full_load(tmp_path):
     """The efficiency load never fills its 101 slots; the second load (16 workers, 4 slots) does."""
     scores, report = grade(tmp_path, "server", SAMPLES / "server" / "drops_when_full")
@@ -406,8 +408,9 @@ DHT = {
 
 
 @pytest.mark.xdist_group("dht-lab")   # one worker: each grading runs 3 JVMs at a time
-@pytest.mark.parametrize("sample", [s if s in ("correct", "early_release") else pytest.param(
-    s, marks=pytest.mark.full("the lab's every sample (the default tier grades the reference and one slip)",
+@pytest.mark.parametrize("sample", [s if s == "early_release" else pytest.param(
+    s, marks=pytest.mark.full("the lab's every sample, the reference too (about 40 s: three JVMs at a time); the "
+                              "default tier grades one slip, whose grading runs every check the reference passes",
                               seconds=25)) for s in DHT])
 def test_each_dht_sample_gets_its_marks_and_feedback_that_names_its_slip(tmp_path, sample):
     folder = paths.LABS / "dht" / "starter" if sample == "starter" else SAMPLES / "dht" / sample
@@ -507,12 +510,13 @@ def calendar_batch(tmp_path_factory, request):
                   _selected(request, "test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip"))
 
 
-# The default tier grades the reference and a slip Lincheck catches; the full tier every sample, in one batch.
-BATCH_FULL = "the lab's every sample, graded in one batch (the default tier grades the reference and one slip)"
+# The default tier grades a slip Lincheck catches (its grading runs every check the reference passes); the full tier
+# every sample, the reference too, in one batch.
+BATCH_FULL = "the lab's every sample, the reference too, graded in one batch (the default tier grades one slip)"
 
 
 @pytest.mark.xdist_group("calendar-batch")  # one worker, so the batch is graded once
-@pytest.mark.parametrize("sample", [s if s in ("correct", "check_then_lock") else pytest.param(
+@pytest.mark.parametrize("sample", [s if s == "check_then_lock" else pytest.param(
     s, marks=pytest.mark.full(BATCH_FULL, seconds=90, unit="calendar-batch")) for s in CALENDAR])
 def test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip(calendar_batch, sample):
     results = json.loads((calendar_batch / sample / "results.json").read_text())

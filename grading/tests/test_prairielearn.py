@@ -83,6 +83,8 @@ def _marks(results: dict) -> list[float]:
     return [t["points"] for t in results["tests"]]
 
 
+@pytest.mark.full("the buffer lab's PrairieLearn question built and graded through its entrypoint (about 40 s); the "
+                  "default tier builds Gradescope's zip and runs its grader (test_batch)", seconds=40)
 def test_the_buffer_question_and_its_grader_image(tmp_path, sample_text):
     """The export's question is PrairieLearn's shape, its image recipe is this kit's, and its entrypoint, run with this
     checkout's built kit, grades a buggy sample with its expected marks and an unbuildable one as not gradable."""

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,10 +24,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EventStoreTest {
     @Test
-    void tenThousandConcurrentRequestsEachEndInOneOfTheSixOrderings(@TempDir Path root) throws Exception {
-        // 3 334 events, three requests each: 10 002; the lists themselves are Lincheck's (./lab check java)
-        Map<String, Integer> seen = StoreTrials.sixOrderings(new EventStore(root, "LockFreeList"), 3_334, root);
+    void twoThousandConcurrentRequestsEachEndInOneOfTheSixOrderings(@TempDir Path root) throws Exception {
+        // 667 events, three requests each: 2 001; the lists themselves are Lincheck's (./lab check java)
+        Map<String, Integer> seen = StoreTrials.sixOrderings(new EventStore(root, "LockFreeList"), 667, root);
         System.out.println("EventStore: " + seen);  // which orderings the scheduler produced, for the curious
+    }
+
+    // full tier (17 s): the paper's size, 10 002 requests; the default tier's 2 001 above keeps the claim
+    @Tag("full")
+    @Test
+    void tenThousandConcurrentRequestsEachEndInOneOfTheSixOrderings(@TempDir Path root) throws Exception {
+        Map<String, Integer> seen = StoreTrials.sixOrderings(new EventStore(root, "LockFreeList"), 3_334, root);
+        System.out.println("EventStore: " + seen);
     }
 
     @Test
