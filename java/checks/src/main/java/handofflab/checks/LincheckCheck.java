@@ -128,16 +128,7 @@ public final class LincheckCheck {
         Verdict v = new Verdict("lincheck", name);
         Method put = UnderTest.class.getMethod("put", Integer.class);
         Method take = UnderTest.class.getMethod("take");
-        ModelCheckingOptions options = new ModelCheckingOptions()
-                .iterations(0)                       // only the scenarios below
-                .invocationsPerIteration(INVOCATIONS)
-                .sequentialSpecification(SequentialHandoff.class);
-        if (profile.spinLooks > 0) {
-            // Lincheck switches threads after 10 turns of a loop and cuts a loop at 50, as a spin; a class that
-            // looks spinLooks times before it sleeps would never reach its sleep, its slow path unexplored
-            // (LateWaiterBuffer passed with Lincheck's defaults). Measured: spinLooks + 10 finds its lost wake-up.
-            options.loopIterationsBeforeThreadSwitch(profile.spinLooks + 10).loopBound(2 * profile.spinLooks + 10);
-        }
+        ModelCheckingOptions options = handoffOptions();
         List<List<List<Actor>>> scenarios = new ArrayList<>();
         // Two workers wait on an empty handoff; one acceptor hands over two connections.
         scenarios.add(Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 1), a(put, 2))));
@@ -196,12 +187,25 @@ public final class LincheckCheck {
      */
     private static void steered(int[] keys, List<Actor> init, List<List<Actor>> parallel) {
         ProbeStarts.steer(keys);
-        ModelCheckingOptions steered = new ModelCheckingOptions()
-                .iterations(0)
-                .invocationsPerIteration(INVOCATIONS)
-                .sequentialSpecification(SequentialHandoff.class);
+        ModelCheckingOptions steered = handoffOptions();
         steered.addCustomScenario(new ExecutionScenario(init, parallel, List.of(), null));
         steered.check(UnderTest.class);
+    }
+
+    /** Lincheck's model checker as every handoff check runs it: only the custom scenarios each check adds, against
+     *  the counting handoff, with the profile's loops let run to their sleep. */
+    private static ModelCheckingOptions handoffOptions() {
+        ModelCheckingOptions options = new ModelCheckingOptions()
+                .iterations(0)                       // only the custom scenarios
+                .invocationsPerIteration(INVOCATIONS)
+                .sequentialSpecification(SequentialHandoff.class);
+        if (profile.spinLooks > 0) {
+            // Lincheck switches threads after 10 turns of a loop and cuts a loop at 50, as a spin; a class that
+            // looks spinLooks times before it sleeps would never reach its sleep, its slow path unexplored
+            // (LateWaiterBuffer passed with Lincheck's defaults). Measured: spinLooks + 10 finds its lost wake-up.
+            options.loopIterationsBeforeThreadSwitch(profile.spinLooks + 10).loopBound(2 * profile.spinLooks + 10);
+        }
+        return options;
     }
 
     /** Runs Lincheck's model checker on {@code underTest} and judges its failure, if any, into {@code v}; times it. */
