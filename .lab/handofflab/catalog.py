@@ -59,11 +59,12 @@ class CheckProfile:
     jpf_acceptors: int = 1
     jpf_ids: tuple[int, ...] = (1, 2)  # the connections JPF's driver hands over (one worker each)
     start_keys: tuple[int, ...] = ()   # a table's take starts, steered, for Lincheck's overtaking scenario (ProbeStarts)
+    more_workers_than_slots: bool = False  # stress: takes held between claim and swap, workers waiting ahead of the acceptor
 
     @classmethod
     def of(cls, table: dict, where: str) -> CheckProfile:
         keys = {"size", "sized_by", "bounded", "acceptors", "stress_sizes", "same_slot_takes", "spin_looks", "jpf_acceptors",
-                "jpf_ids", "start_keys"}
+                "jpf_ids", "start_keys", "more_workers_than_slots"}
         unknown = set(table) - keys
         missing = {"size", "sized_by", "bounded", "acceptors"} - set(table)
         if unknown or missing:
@@ -77,7 +78,7 @@ class CheckProfile:
         return cls(table["size"], table["sized_by"], table["bounded"], table["acceptors"],
                    tuple(table.get("stress_sizes", [table["size"]])), table.get("same_slot_takes", False),
                    table.get("spin_looks", 0), table.get("jpf_acceptors", 1), tuple(table.get("jpf_ids", (1, 2))),
-                   tuple(table.get("start_keys", ())))
+                   tuple(table.get("start_keys", ())), table.get("more_workers_than_slots", False))
 
     def arg(self) -> str:
         """The `--profile` argument of handofflab.checks.Main (CheckProfile.parse in Java)."""
@@ -86,7 +87,8 @@ class CheckProfile:
                 f"stress_sizes={'/'.join(map(str, self.stress_sizes))};same_slot_takes={low(self.same_slot_takes)};"
                 f"spin_looks={self.spin_looks};"
                 f"jpf_acceptors={self.jpf_acceptors};jpf_ids={'/'.join(map(str, self.jpf_ids))};"
-                f"start_keys={'/'.join(map(str, self.start_keys))}")
+                f"start_keys={'/'.join(map(str, self.start_keys))};"
+                f"more_workers_than_slots={low(self.more_workers_than_slots)}")
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,14 @@ class Variant:
     # design's other tests put and take for real, and a twin's lost wake-up hangs them until jcstress gives up on the
     # iteration (30 s or more, each).
     jcstress_tests: str = ""
+    # The module its cfg is written for, when not its handoff's: a model that makes explicit what the handoff's spec
+    # abstracts (ParallelHashTable.tla waits with `await`; OneMonitorPht.tla's one monitor and its wait set).
+    spec: str | None = None
+
+    @property
+    def module(self) -> str:
+        """The spec module TLC checks this variant's cfg against."""
+        return self.spec or self.handoff.spec
 
     @property
     def jcstress_selector(self) -> str:
@@ -171,7 +181,7 @@ class Variant:
 
     @property
     def spec_file(self) -> Path:
-        return paths.SPECS / f"{self.handoff.spec}.tla"
+        return paths.SPECS / f"{self.module}.tla"
 
     @property
     def cfg_file(self) -> Path | None:
@@ -309,7 +319,7 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
         bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
         check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
         queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
-        jcstress_tests=v.get("jcstress_tests", ""),
+        jcstress_tests=v.get("jcstress_tests", ""), spec=v.get("spec"),
     )
     if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
         raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",

@@ -47,9 +47,9 @@ def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, c
     cat = cat or catalog_mod.load()
     chosen = cat.select(name, tier, checker="tlc", handoff=handoff)
     # a student copy leaves a lab's answer out (the pipes-spec lab's specs/Pipes.tla): its models cannot run there
-    absent = [v for v in chosen if not (paths.SPECS / f"{v.handoff.spec}.tla").exists()]
+    absent = [v for v in chosen if not (paths.SPECS / f"{v.module}.tla").exists()]
     if absent and name:
-        raise LabError(f"{name}'s spec, specs/{absent[0].handoff.spec}.tla, is not in this copy of the kit "
+        raise LabError(f"{name}'s spec, specs/{absent[0].module}.tla, is not in this copy of the kit "
                        "(it is a lab's answer)", "check another model, or write the spec yourself: that is the lab")
     if absent:
         console.print(f"[yellow]not in this copy (a lab's answer), so not checked:[/] "
@@ -76,7 +76,7 @@ def check(name: str | None = None, tier: str = "ci", show_traces: bool = True, c
     _report(outcomes)
     if kits_catalog:
         _summary(outcomes, cat, [v for v in cat.select(None, tier, checker="tlc")
-                                 if (paths.SPECS / f"{v.handoff.spec}.tla").exists()])
+                                 if (paths.SPECS / f"{v.module}.tla").exists()])
     return outcomes
 
 

@@ -157,7 +157,7 @@ class Checked:
 
     @classmethod
     def of(cls, variant: Variant) -> "Checked":
-        return cls(variant.name, variant.handoff.spec, variant.cfg, variant.cfg_file)
+        return cls(variant.name, variant.module, variant.cfg, variant.cfg_file)
 
 
 def parse(variant: Variant | Checked, out: str, seconds: float) -> TlcResult:

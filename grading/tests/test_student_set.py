@@ -39,6 +39,7 @@ STUDENT_SET = [
     ("pht", "fixed_start", "with its start steered to key 3, a take from a full table must empty slot 3"),
     ("pht", "single_pass", "gave up and returned null when its search found nothing"),
     ("pht", "counts_on_this", "Passed: the lab's design."),
+    ("pht", "notify_take", "more workers than slots"),
     ("calendar", "racy_lock_map", "each held a lock, but not the same one: `ReentrantLock#1` and `ReentrantLock#2`"),
     ("calendar", "racy_compute_if_absent", "a request threw `ConcurrentModificationException`"),
     ("calendar", "concurrent_lock_map", "Passed"),

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * and three slots, and two acceptors wherever the design allows more than one (a bounded one is first put in the
  * state where both acceptors wait on a full handoff, woken by one take and then by two in a row, at every size:
  * TwoWaitingAcceptors; every design, in the state where both
- * workers wait on an empty one and two puts come in a row: TwoWaitingWorkers). Every take is checked on the spot (NoInvented, NoDuplicate),
+ * workers wait on an empty one and two puts come in a row: TwoWaitingWorkers; a table whose takes can be held
+ * between claim and swap, with more workers than slots waiting ahead of the acceptor: MoreWorkersThanSlots). Every take is checked on the spot (NoInvented, NoDuplicate),
  * every finished trial for NoLoss, and a watchdog turns "no progress" into a
  * verdict: if every thread is parked in wait() or blocked on the monitor, it is
  * a deadlock, reported with where each thread is stuck — never a hung build.
@@ -69,6 +70,9 @@ public final class StressCheck {
         }
         if (trace == null && v.verdict.equals("pass")) {  // two waiting workers, two puts in a row: both must wake
             TwoWaitingWorkers.probe(name, shapes[shapes.length - 1][1], v);
+        }
+        if (trace == null && v.verdict.equals("pass") && profile.moreWorkersThanSlots) {
+            MoreWorkersThanSlots.probe(name, v);  // the acceptor behind waiting workers in one wait set
         }
         long deadline = System.nanoTime() + (long) (seconds * 1e9);  // the trials' own seconds, after the probe
         long wallStart = System.nanoTime(), cpuStart = processCpuNanos();

@@ -39,17 +39,26 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     }
 
     /** With other permits than the book's monitor ({@link FastPht}: a compare-and-set fast path). */
-    @SuppressWarnings("unchecked")
     ParallelHashTable(int m, boolean requirePrime, java.util.function.IntFunction<PermitCounter> permits) {
-        if (m < 2 || (requirePrime && !isPrime(m))) {
-            throw new IllegalArgumentException("slots must be a prime of at least 2 (double hashing needs it), got " + m);
-        }
-        slots = new SynchronizedRef[m];
+        this(checked(m, requirePrime), requirePrime, permits.apply(m), permits.apply(0));
+    }
+
+    /** With both counts given ({@link OneMonitorPht}'s share one monitor): {@code free} starts at m, {@code filled} at 0. */
+    @SuppressWarnings("unchecked")
+    ParallelHashTable(int m, boolean requirePrime, PermitCounter free, PermitCounter filled) {
+        slots = new SynchronizedRef[checked(m, requirePrime)];
         for (int i = 0; i < m; i++) {
             slots[i] = new SynchronizedRef<>();
         }
-        free = permits.apply(m);
-        filled = permits.apply(0);
+        this.free = free;
+        this.filled = filled;
+    }
+
+    private static int checked(int m, boolean requirePrime) {
+        if (m < 2 || (requirePrime && !isPrime(m))) {
+            throw new IllegalArgumentException("slots must be a prime of at least 2 (double hashing needs it), got " + m);
+        }
+        return m;
     }
 
     public static boolean isPrime(int n) {

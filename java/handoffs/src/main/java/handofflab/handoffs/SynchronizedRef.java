@@ -15,6 +15,8 @@ public final class SynchronizedRef<T> {
     // Set before the threads that use the slot start (Thread.start orders it), never after.
     private StepLog steps;
     private int index;
+    // Null but in the stress check's built state (SwapGate), which holds a take between its claim and its swap.
+    private final SwapGate gate = SwapGate.forNewSlot();
 
     /** Logs every access to this slot from now on as slot {@code index}'s. */
     void recordTo(StepLog log, int index) {
@@ -37,12 +39,17 @@ public final class SynchronizedRef<T> {
     }
 
     /** Sets the value and returns the old one, atomically: the PHT's take. */
-    public synchronized T swap(T newValue) {
-        T old = value;
-        value = newValue;
-        if (steps != null) {
-            steps.step(newValue == null ? "swap" : "swap-in", index, old);
+    public T swap(T newValue) {
+        if (gate != null) {
+            gate.pass();  // outside the lock: a held take keeps no slot from the others
         }
-        return old;
+        synchronized (this) {
+            T old = value;
+            value = newValue;
+            if (steps != null) {
+                steps.step(newValue == null ? "swap" : "swap-in", index, old);
+            }
+            return old;
+        }
     }
 }
