@@ -34,6 +34,10 @@ def included(kind: str) -> list[str]:
 def generate(refresh: bool = False) -> None:
     """Copy the counterexamples and executed notebooks the chapters include,
     running the checkers and notebooks first if their results are missing."""
+    # The notebooks first: they read no checker's results (the benchmarks read results/bench/), and a kernel that
+    # dies is then the first thing a build meets, not the last after minutes of TLC.
+    if refresh or not all((notebooks.RENDERED / f"{s.stem}.md").exists() for s in notebooks.sources()):
+        notebooks.run_all()
     if refresh or not all((specs.OUT / f).exists() for f in included("specs")):
         specs.check(show_traces=False)
     drawn = [f for f in included("java") if refresh or not (javacheck.OUT / f).exists()]
@@ -43,8 +47,6 @@ def generate(refresh: bool = False) -> None:
     for f in included("trace"):  # only the runs the chapters draw: each variant's ten runs take seconds
         if refresh or not (tracecheck.OUT / f).exists():
             tracecheck.check(f.split(".")[0], show_traces=False)
-    if refresh or not all((notebooks.RENDERED / f"{s.stem}.md").exists() for s in notebooks.sources()):
-        notebooks.run_all()
     for src, dst in ((specs.OUT, "specs"), (javacheck.OUT, "java"), (tracecheck.OUT, "trace")):
         target = paths.GENERATED / dst
         target.mkdir(parents=True, exist_ok=True)
