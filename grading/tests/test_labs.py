@@ -85,6 +85,8 @@ def test_a_pht_that_steers_its_own_starts_is_refused_by_name(tmp_path):
     assert sum(scores) == 0 and "ProbeStarts.steer" in report, report
 
 
+@pytest.mark.full("a slip Lincheck catches: the default tier grades the PHT reference, whose grading runs every "
+                  "checker of the hidden test, and the refused steering", seconds=30)
 def test_pht_read_then_clear_is_caught_by_both_checkers(tmp_path):
     scores, report = grade(tmp_path, "pht", SAMPLES / "pht" / "split_swap")
     assert scores == _expected("pht", "split_swap"), report  # Lincheck finds it every run; the stress run after it only by luck
