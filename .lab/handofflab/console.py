@@ -13,7 +13,9 @@ console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isa
 
 
 class LabError(Exception):
-    """A failure the user can act on.  `./lab` prints it without a stack trace."""
+    """A failure the user can act on.  `./lab` prints it without a stack trace, and exits with `exit_code`."""
+
+    exit_code = 2  # the kit's error; 1 is a check that found something
 
     def __init__(self, problem: str, fix: str | None = None):
         super().__init__(problem)

@@ -42,6 +42,13 @@ HINT_TOPICS = {"deadlock", "spin", "invented", "overfull", "duplicate", "loss", 
                "two_locks"}
 
 
+class RubricError(LabError):
+    """The rubric is wrong, not a submission: nobody can be graded with it. `./lab grade`'s code for "the grader
+    failed" (3), so that a batch, an export or an autograder never turns it into a student's lost marks."""
+
+    exit_code = 3
+
+
 @dataclass(frozen=True)
 class TestSpec:
     name: str
@@ -123,7 +130,7 @@ def load(lab: str) -> Rubric:
 def parse(raw: dict, where: str) -> Rubric:
     """A Rubric from TOML data, or a LabError naming the first key that is wrong and where."""
     def fail(what: str, fix: str):
-        raise LabError(f"{where}: {what}", fix)
+        raise RubricError(f"{where}: {what}", fix)
 
     _closed(raw, TOP_KEYS, "the rubric", fail)
     for key in ("lab", "title", "file"):
@@ -162,6 +169,7 @@ def parse(raw: dict, where: str) -> Rubric:
     methods = raw.get("methods", [])
     if not isinstance(methods, list) or not all(isinstance(m, str) and m.isidentifier() for m in methods):
         fail("`methods` is a list of the method names a submission writes", 'methods = ["join", "deleteUser"]')
+    _references(raw, tests, fail)
     return Rubric(raw["lab"], raw["title"], raw["file"], raw.get("class", ""), raw.get("api", "handoff"),
                   tuple(raw.get("forbid", ())), tests, dict(raw.get("spec", {})), dict(raw.get("server", {})),
                   dict(hints), tuple(answers), dict(raw.get("dht", {})), tuple(methods))
@@ -176,6 +184,14 @@ def _test(t: dict, i: int, fail) -> TestSpec:
     if missing:
         fail(f"test {i} ('{t.get('name', '?')}') lacks {', '.join(sorted(missing))}",
              f"a {kind} test has {', '.join(sorted(TEST_KEYS | KIND_KEYS[kind]))}")
+    if not isinstance(t["name"], str) or not t["name"].strip():
+        fail(f"test {i}: name = {t['name']!r} is not a name", 'name = "public: what the test checks"')
+    for key in ("method", "like", "variant", "handoff", "check", "why"):
+        if key in t and not isinstance(t[key], str):
+            fail(f"test {i} ('{t['name']}'): {key} = {t[key]!r} is not a string", f'{key} = "..."')
+    if not isinstance(t.get("checker", ""), (str, list)):
+        fail(f"test {i} ('{t['name']}'): checker = {t['checker']!r} is neither a checker nor a list of them",
+             'checker = "lincheck", or checker = ["lincheck", "stress"]')
     if kind == "design" and not (t.get("calls") or t.get("avoid") or t.get("unlocked")):
         fail(f"test {i} ('{t['name']}'): a design test names what the design calls or avoids",
              'calls = ["java/lang/Object.wait"], avoid = ["java/util/concurrent/"]')
@@ -200,6 +216,68 @@ def _test(t: dict, i: int, fail) -> TestSpec:
                     handoff=t.get("handoff", ""), check=t.get("check", ""), target=float(t.get("target", 0.0)),
                     calls=tuple(t.get("calls", ())), avoid=tuple(t.get("avoid", ())),
                     unlocked=tuple(t.get("unlocked", ())), covers=tuple(t.get("covers", ())), why=t.get("why", ""))
+
+
+# The checkers a `checker` test may name, by the kind of class its `like` variant is (None: a handoff). JPF runs
+# only where the instructor has a jpf-core build (JPF_HOME); jcstress and TLC are no checker of a submitted class.
+HANDOFF_CHECKERS = ("lincheck", "stress", "jpf", "trace")
+
+
+def _references(raw: dict, tests: tuple[TestSpec, ...], fail) -> None:
+    """Everything the rubric names exists: the starter's file and the class it declares, the API profile, each JUnit
+    method among the lab's public tests, each checker among those its `like` class takes, each hint in the handout.
+    A slip here would grade every student wrong (a misspelt checker ends before it reports, and reads as the
+    submission's doing), so it is the rubric's error, named before anyone is graded."""
+    lab = raw["lab"]
+    folder = paths.LABS / lab
+    if not folder.is_dir():
+        fail(f"lab = '{lab}' is no folder of labs/", f"labs: {', '.join(sorted(p.parent.name for p in paths.LABS.glob('*/rubric.toml')))}")
+    starter = folder / "starter" / raw["file"]
+    if not starter.is_file():
+        there = sorted(p.name for p in (folder / "starter").glob("*") if p.is_file())
+        fail(f"file = '{raw['file']}' is not the lab's starter file (labs/{lab}/starter/ holds {', '.join(there) or 'nothing'})",
+             f"file = \"{there[0] if there else 'Student.java'}\": the one file a submission hands in, as the starter names it")
+    if raw.get("class"):
+        package, _, name = str(raw["class"]).rpartition(".")
+        text = starter.read_text()
+        if not package or not re.search(rf"^package {re.escape(package)};", text, re.M) \
+                or not re.search(rf"\b(?:class|interface|record) {re.escape(name)}\b", text):
+            fail(f"class = '{raw['class']}' is not the class labs/{lab}/starter/{raw['file']} declares",
+                 "class = \"PACKAGE.NAME\", as the starter's `package` line and its class name say")
+    api = raw.get("api", "handoff")
+    policy = tomllib.loads((paths.LABS / "allowed-api.toml").read_text()).get("profile", {}) \
+        if (paths.LABS / "allowed-api.toml").exists() else {}
+    if policy and api not in policy:
+        fail(f"api = '{api}' is no profile of labs/allowed-api.toml", f"profiles: {', '.join(sorted(policy))}")
+    public = "\n".join(p.read_text() for p in sorted((folder / "public").glob("*.java"))) if (folder / "public").is_dir() else ""
+    declared = set(re.findall(r"\bvoid\s+(\w+)\s*\(", public))
+    cat = catalog.load()
+    for i, t in enumerate(tests, 1):
+        if t.kind == "junit" and t.method not in declared:
+            fail(f"test {i} ('{t.name}'): method = '{t.method}' is no test method of labs/{lab}/public/",
+                 f"the public tests' methods: {', '.join(sorted(declared)) or 'none'}")
+        if t.kind == "checker":
+            kind = cat.variant(t.like).class_kind
+            takes = catalog.CLASS_CHECKERS.get(kind, HANDOFF_CHECKERS) if kind else HANDOFF_CHECKERS
+            wrong = [c for c in t.checkers if c not in takes]
+            if wrong or not t.checkers:
+                fail(f"test {i} ('{t.name}'): checker = {list(t.checkers)!r} names {', '.join(map(repr, wrong)) or 'no checker'}, "
+                     f"which {t.like} ({kind or 'a handoff'}) is not checked by",
+                     f"checker is one of {', '.join(takes)} (or a list of them, run in turn)")
+        if t.seconds is not None and (isinstance(t.seconds, bool) or not isinstance(t.seconds, (int, float)) or t.seconds <= 0):
+            fail(f"test {i} ('{t.name}'): seconds = {t.seconds!r} is not a positive number", "e.g. seconds = 9")
+        if t.kind == "tlc" and not getattr(cat.variants.get(t.variant), "cfg", None):
+            fail(f"test {i} ('{t.name}'): variant = '{t.variant}' is no catalogued model (a [[variant]] with a cfg)",
+                 "use a [[variant]] name of specs/catalog.toml that has cfg = ...")
+    names = [t.name for t in tests]
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        fail(f"two tests are called '{twice}'", "give each [[test]] a name of its own: the gradebook has a column per name")
+    count = hint_count(lab)
+    high = {topic: n for topic, n in raw.get("hints", {}).items() if n > count}
+    if high:
+        fail(f"[hints] points to hint(s) the handout does not have: {high} (labs/{lab}/README.md has {count})",
+             "number a hint the handout's \"## Hints\" lists, or add the hint there")
 
 
 def _closed(table, allowed: set[str], what: str, fail) -> None:

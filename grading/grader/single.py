@@ -44,8 +44,11 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
     which isolation level the submission was graded; a failure of the grader itself is marked.
     `progress(text)`, if given, hears what the grader starts (`./lab grade` shows it). `results_format`:
     results.json as Gradescope reads it, or as PrairieLearn's external grader writes it ("prairielearn")."""
-    rubric = (rubric_mod.load(lab) if rubric is None else rubric if isinstance(rubric, Rubric)
-              else rubric_mod.parse(rubric, "the rubric given"))
+    try:
+        rubric = (rubric_mod.load(lab) if rubric is None else rubric if isinstance(rubric, Rubric)
+                  else rubric_mod.parse(rubric, "the rubric given"))
+    except rubric_mod.RubricError as e:  # the instructor's slip: a grader error, never a student's lost marks
+        return _rubric_error(lab, submission, out_dir, e, results_format)
     submission = submission.resolve()
     if not submission.exists():
         raise LabError(f"submission not found: {submission}", "pass a folder, a .zip, or the one file the lab asks for")
@@ -68,6 +71,21 @@ def grade(lab: str, submission: Path, out_dir: Path | None = None, hide: tuple[P
         for t in g.tests:
             t.score, t.output = 0.0, "Not graded: the grader failed (see above)."
     g.seconds = time.monotonic() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results = g.prairielearn_json() if results_format == "prairielearn" else g.results_json()
+    (out_dir / "results.json").write_text(json.dumps(results, indent=2))
+    (out_dir / "report.md").write_text(g.report())
+    return g
+
+
+def _rubric_error(lab: str, submission: Path, out_dir: Path | None, e: LabError, results_format: str) -> Grade:
+    """A grading that could not start because the lab's rubric is wrong: results.json says so (grader_error), with
+    no test scored, so that no platform shows a student a mark for it."""
+    g = Grade(lab, str(submission), isolation=jail_mod.ISOLATION)
+    g.grader_error = f"RubricError: {e.problem}" + (f" (fix: {e.fix})" if e.fix else "")
+    g.problem = ("The grader itself failed, not your code: the lab's rubric is wrong, so nothing was scored. Please "
+                 f"tell your instructor (`{g.grader_error[:400]}`).")
+    out_dir = out_dir or paths.RESULTS / "grading" / lab / submission.resolve().stem
     out_dir.mkdir(parents=True, exist_ok=True)
     results = g.prairielearn_json() if results_format == "prairielearn" else g.results_json()
     (out_dir / "results.json").write_text(json.dumps(results, indent=2))

@@ -33,6 +33,16 @@ def test_every_rubric_validates(lab):
     (lambda d: d["test"][0].update(hidden="yes"), "hidden = 'yes' is not true or false"),
     (lambda d: d["test"][2].update(withheld=True), "`withheld` says why"),
     (lambda d: d["test"][2].update(withheld="no"), "`withheld` says why"),
+    # what the rubric names must exist: a slip here would grade every student wrong, and blame them
+    (lambda d: d["test"][2].update(checker="lincheq"), "names 'lincheq', which MonitorBuffer (a handoff) is not checked by"),
+    (lambda d: d["test"][2].update(checker=["lincheck", "locks"]), "names 'locks'"),
+    (lambda d: d["test"][0].update(method="oneThreadSeesAFifoo"), "method = 'oneThreadSeesAFifoo' is no test method"),
+    (lambda d: d.update(file="Buffer.java"), "file = 'Buffer.java' is not the lab's starter file"),
+    (lambda d: d.update({"class": "handofflab.labs.buffer.Buffer"}), "is not the class labs/buffer/starter"),
+    (lambda d: d.update(api="handof"), "api = 'handof' is no profile"),
+    (lambda d: d["test"][2].update(seconds=0), "seconds = 0 is not a positive number"),
+    (lambda d: d["test"][1].update(name=d["test"][0]["name"]), "two tests are called"),
+    (lambda d: d.update(hints={"deadlock": 40}), "hint(s) the handout does not have"),
 ])
 def test_a_wrong_rubric_is_named_with_its_place(change, named):
     data = rubric.data("buffer")
@@ -153,3 +163,38 @@ def test_the_book_draws_every_part_of_the_grader():
     assert listed == modules
     kinds = {p.stem for p in (package / "kinds").glob("*.py") if p.stem != "__init__"}
     assert all(f"`{k}`" in page for k in kinds) and kinds == set(grader.kinds.KINDS)
+
+
+BROKEN = {  # the issue's slips, each in the calendar lab's rubric: (change, what the error names)
+    "misspelt checker": (lambda d: d["test"][3].update(checker="lock"), "checker = ['lock'] names 'lock'"),
+    "points as a string": (lambda d: d["test"][2].update(points="three"), "points = 'three'"),
+    "negative points": (lambda d: d["test"][2].update(points=-3), "points = -3"),
+    "unknown method": (lambda d: d["test"][0].update(method="oneUserAtATyme"), "method = 'oneUserAtATyme'"),
+    "unknown file": (lambda d: d.update(file="Store.java"), "file = 'Store.java'"),
+}
+
+
+@pytest.mark.parametrize("slip", BROKEN)
+def test_a_wrong_rubric_is_a_grader_error_at_grade_and_at_export_and_no_students_mark(slip, tmp_path, monkeypatch,
+                                                                                       capsys):
+    """The instructor's slip never becomes a student's lost marks: `./lab grade` writes results.json with
+    grader_error and no test scored, and exits 3 (the grader failed); the export refuses, naming the key and fix."""
+    from handofflab.commands import cli
+    change, named = BROKEN[slip]
+    data = rubric.data("calendar")
+    change(data)
+    real = rubric.data
+    monkeypatch.setattr(rubric, "data", lambda lab: data if lab == "calendar" else real(lab))
+    out = tmp_path / "out"
+    for args in (["grade", "calendar", str(paths.GRADING / "tests" / "submissions" / "calendar" / "correct"),
+                  "--out", str(out), "--allow-weak-isolation"], ["export-gradescope", "calendar"]):
+        monkeypatch.setattr("sys.argv", ["./lab", *args])
+        with pytest.raises(SystemExit) as ended:
+            cli.main()
+        said = capsys.readouterr().out
+        assert ended.value.code == 3, (args[0], said)
+        assert named in " ".join(said.split()) and "rubric.toml" in said and ("Fix:" in said or "fix:" in said), said
+        assert "Traceback" not in said
+    results = json.loads((out / "results.json").read_text())
+    assert named in results["extra_data"]["grader_error"] and results["tests"] == [] and results["score"] == 0
+    assert "the lab's rubric is wrong" in results["output"] and "not your code" in results["output"]

@@ -486,7 +486,7 @@ def main():
         bad(f"[bold]{e.problem}[/]")
         if e.fix:
             console.print(f"  [bold]Fix:[/] {e.fix}")
-        sys.exit(2)
+        sys.exit(e.exit_code)
     except click.exceptions.Abort:
         bad("aborted")
         sys.exit(130)
