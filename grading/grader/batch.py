@@ -123,11 +123,11 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
             g = single.grade(lab, sub, out_dir / sub.name, hide=(folder,), allow_weak_isolation=allow_weak_isolation)
             problem = ("PENDING, regrade: the machine was too busy. " if g.pending else "") + g.problem
             row.update(score=g.score, max_score=g.max_score, seconds=round(g.seconds, 1),
-                       problem=" ".join(problem.split())[:200])  # one line per cell
+                       problem=" ".join(problem.split()))  # one line per cell, all of it (the CSV quotes it)
             row.update({n: t.score for n, t in zip(names, g.tests)})
         except Exception as e:  # the grader's own failure: recorded, and the batch goes on
             row.update(score="", max_score=sum(t.points for t in rubric.tests), seconds="",
-                       problem=f"GRADER ERROR: {type(e).__name__}: {e}"[:200])
+                       problem=" ".join(f"GRADER ERROR: {type(e).__name__}: {e}".split()))
         return row
 
     with progress() as bar, concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:

@@ -184,9 +184,15 @@ def _check_api(classes: Path, jail: Jail, rubric: Rubric) -> str:
         return ""
     listed = "\n".join(f"- {v}" for v in found[:20]) + (f"\n- … and {len(found) - 20} more" if len(found) > 20 else "")
     return (f"`{rubric.file}` uses what a submission to lab {rubric.lab} may not use, so it was not run:\n\n"
-            f"{listed}\n\nA handoff needs only monitors, locks, atomics and collections; files, processes, "
+            f"{listed}\n\n{_NEEDS.get(rubric.api, 'A submission')} needs only monitors, locks, atomics and collections; files, processes, "
             "reflection, system properties and ending the JVM are refused, because the checkers run your class in "
             "their own JVM. `labs/allowed-api.toml` lists what is allowed.")
+
+
+# What the lab's class is, by its API profile (labs/allowed-api.toml), for the sentence that says what it needs.
+_NEEDS = {"handoff": "A handoff", "pht": "A handoff", "calendar": "A calendar store (the kit's store keeps its files)",
+          "database": "The calendar's database (the kit's keeps its files)", "dht": "A completion queue",
+          "tests": "A test suite"}
 
 
 def _listed(names: tuple[str, ...]) -> str:

@@ -18,6 +18,7 @@ import pytest
 
 import grader
 from handofflab import paths
+from handofflab.console import LabError
 from handofflab.commands import prairielearn, release, verify
 
 pytestmark = pytest.mark.xdist_group("prairielearn")  # one worker: an export rewrites results/prairielearn/
@@ -48,6 +49,7 @@ def _grade(entrypoint: Path, root: Path, files: dict[str, str], kit: Path) -> di
     env = {**os.environ, "PL_GRADE_ROOT": str(root), "HANDOFFLAB_KIT": str(kit)}
     run = subprocess.run(["bash", str(entrypoint)], env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    (root / "job.log").write_text(run.stdout + run.stderr)  # the grading job's log: PrairieLearn shows it to staff
     return _pl_results(root)
 
 
@@ -88,7 +90,8 @@ def _marks(results: dict) -> list[float]:
 def test_the_buffer_question_and_its_grader_image(tmp_path, sample_text):
     """The export's question is PrairieLearn's shape, its image recipe is this kit's, and its entrypoint, run with this
     checkout's built kit, grades a buggy sample with its expected marks and an unbuildable one as not gradable."""
-    out = prairielearn.export("buffer")
+    # check=False: about the export itself; the check the command runs first (every sample graded) is test_rubric_check's
+    out = prairielearn.export("buffer", check=False)
     question, image = out / "question", out / "image"
     info = json.loads((question / "info.json").read_text())
     assert info["type"] == "v3" and info["gradingMethod"] == "External" and re.fullmatch(r"[0-9a-f-]{36}", info["uuid"])
@@ -113,6 +116,10 @@ def test_the_buffer_question_and_its_grader_image(tmp_path, sample_text):
     assert buggy["score"] == pytest.approx(sum(expected["drops_when_full"]) / 10)
     hidden = [t for t, r in zip(buggy["tests"], grader.load_rubric("buffer").tests) if r.hidden]
     assert hidden and all("feedback is your instructor's" in t["output"] for t in hidden)  # shown at once: no feedback
+    # ... which the job's log keeps for the course's staff: the whole report, each hidden test's feedback included
+    log = (tmp_path / "grade" / "job.log").read_text()
+    assert "for the course's staff (hidden tests' feedback included)" in log and "never reached a worker" in log, log[-3000:]
+    assert "never reached a worker" not in json.dumps(buggy)
     broken = _grade(image / "entrypoint", tmp_path / "grade", dict([sample_text("buffer", "wrong_package")]), paths.ROOT)
     assert not broken["gradable"] and "package handofflab.labs.buffer;" in " ".join(broken["format_errors"])
 
@@ -150,7 +157,7 @@ def test_a_grading_that_could_not_judge_is_not_gradable():
 
 def test_a_grader_that_cannot_start_still_writes_a_results_json(tmp_path, sample_text):
     """The entrypoint's own fallback: a kit that is not there still leaves a not-gradable result saying so."""
-    out = prairielearn.export("buffer")
+    out = prairielearn.export("buffer", check=False)
     results = _grade(out / "image" / "entrypoint", tmp_path / "grade", dict([sample_text("buffer", "correct")]), tmp_path / "no-kit")
     assert not results["gradable"] and "autograder itself failed" in results["message"] and results["tests"] == []
 
@@ -159,7 +166,7 @@ def test_a_grader_that_cannot_start_still_writes_a_results_json(tmp_path, sample
 def image_home(tmp_path_factory):
     """The buffer lab's image as its Dockerfile builds it, but for apt (this host has the packages): the exported image
     folder where the image holds it, and check-grader run as the build's last step, from no .venv and no java/ build."""
-    out = prairielearn.export("buffer")
+    out = prairielearn.export("buffer", check=False)
     home = tmp_path_factory.mktemp("opt") / "handofflab"
     shutil.copytree(out / "image", home, symlinks=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HANDOFFLAB_", "PYTEST", "VIRTUAL_ENV", "PYTHON"))}
@@ -194,7 +201,7 @@ def test_every_labs_question_grades_its_samples_through_the_entrypoint(lab, tmp_
     (expected.toml's marks) and a hostile one. Shared with the Gradescope walk of every lab (test_term), which grades
     the lab's starter (setup.sh) and reference (run_autograder): each sample is graded once per lab, by one platform's
     scripts, and both formats of one grading agree (test_both_platforms_formats_of_a_grading_agree)."""
-    out = prairielearn.export(lab)
+    out = prairielearn.export(lab, check=False)
     assert subprocess.run(["bash", "-n", str(out / "image" / "check-grader")]).returncode == 0
     for name, marks in walk_samples(lab).items():
         if name == "correct":
@@ -213,3 +220,20 @@ def test_both_platforms_formats_of_a_grading_agree():
     assert [t["score"] for t in gs["tests"]] == [t["points"] for t in pl["tests"]]
     assert [t["max_score"] for t in gs["tests"]] == [t["max_points"] for t in pl["tests"]]
     assert pl["score"] == pytest.approx(gs["score"] / gs["max_score"]) and pl["gradable"]
+
+
+def test_the_image_has_the_name_the_instructor_gives_and_a_smoke_test_to_try_it():
+    """--image names the image info.json asks PrairieLearn to pull (an account the course can push to), and the
+    export holds smoke-test: the starter graded by `docker run` as PrairieLearn runs it (no Docker here to run it)."""
+    # check=False: about the export itself; the check the command runs first (every sample graded) is test_rubric_check's
+    out = prairielearn.export("buffer", check=False, image_name="myaccount/handofflab-grader-buffer:term1")
+    info = json.loads((out / "question" / "info.json").read_text())
+    assert info["externalGradingOptions"]["image"] == "myaccount/handofflab-grader-buffer:term1"
+    smoke = out / "image" / "smoke-test"
+    assert os.access(smoke, os.X_OK) and subprocess.run(["bash", "-n", str(smoke)]).returncode == 0
+    text = smoke.read_text()
+    assert 'image="${1:-myaccount/handofflab-grader-buffer:term1}"' in text and "docker run --rm --network none" in text
+    assert "known-marks.json" in text and "StudentBuffer.java" in text
+    with pytest.raises(LabError) as bad:
+        prairielearn.export("buffer", check=False, image_name="My Image")
+    assert "is not a Docker image name" in bad.value.problem and "--image" in bad.value.fix

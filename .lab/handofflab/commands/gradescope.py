@@ -14,8 +14,8 @@ from pathlib import Path
 
 import grader
 from handofflab import paths
-from handofflab.commands import kitarchive, verify
-from handofflab.console import ok
+from handofflab.commands import kitarchive, rubriccheck, verify
+from handofflab.console import info, ok
 
 OUT = paths.RESULTS / "gradescope"
 
@@ -26,9 +26,13 @@ SETUP = (TEMPLATES / "setup.sh.template").read_text()
 RUN = (TEMPLATES / "run_autograder.template").read_text()
 
 
-def export(lab: str, allow_weak_isolation: bool = False) -> Path:
-    rubric = grader.load_rubric(lab)  # an unknown lab is a clear error
-    head, kit = kitarchive.at_head("export-gradescope")
+def export(lab: str, allow_weak_isolation: bool = False, check: bool = True) -> Path:
+    """`check`: first `./lab check rubric LAB` (the handout's points and every sample's marks, with this rubric);
+    the command always checks, a test of the export's shape alone may not."""
+    rubric = grader.load_rubric(lab)  # an unknown lab, a wrong rubric: a clear error
+    if check:
+        rubriccheck.check(lab)
+    head, kit = kitarchive.working_tree("export-gradescope")
     OUT.mkdir(parents=True, exist_ok=True)
     target = OUT / f"{lab}-autograder.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
@@ -48,6 +52,10 @@ def export(lab: str, allow_weak_isolation: bool = False) -> Path:
             z.writestr(_entry(info.filename, 0o755 if executable else 0o644, info.date_time), data)
     ok(f"{target} (the kit at {head}): upload it as the autograder of the Gradescope "
        f"assignment; students submit {rubric.file}")
+    if not allow_weak_isolation:  # the platform's container is not this machine: said before a term, not at its first grading
+        info("The grader jails each submission (namespaces, a uid of its own), which the container must allow: the "
+             "zip's setup.sh checks that when Gradescope builds it, and fails, naming --allow-weak-isolation, where "
+             "it cannot (README: \"The jail on a platform\").")
     return target
 
 

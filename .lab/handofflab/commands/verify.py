@@ -20,7 +20,8 @@ from grader import budgets
 from handofflab import catalog as catalog_mod, javacheck, paths, toolchain, tracecheck
 from handofflab.console import LabError, bad, console, ok, progress
 
-EXPECTED = paths.GRADING / "tests" / "submissions" / "expected.toml"
+SAMPLES = paths.GRADING / "tests" / "submissions"
+EXPECTED = SAMPLES / "expected.toml"
 OUT = paths.RESULTS / "verify"
 REGRADES = 3  # a grading that says "not graded, regrade" is graded again, at most this many times in all
 
@@ -34,7 +35,7 @@ def sample_marks() -> dict[str, dict[str, list[float]]]:
 
 
 def sample_path(lab: str, name: str) -> Path:
-    return paths.LABS / lab / "starter" if name == "starter" else EXPECTED.parent / lab / name
+    return paths.LABS / lab / "starter" if name == "starter" else SAMPLES / lab / name
 
 
 def _busy(k: int):
