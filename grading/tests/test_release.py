@@ -82,7 +82,10 @@ def test_the_copy_offers_the_students_commands_only(in_copy, copy, tmp_path):
 def test_a_lab_that_runs_another_labs_answer_gets_its_own_copy(in_copy, tmp_path):
     with pytest.raises(LabError, match="mutants and buffer cannot share a student copy"):
         release.release(tmp_path / "both", ["buffer", "mutants"])
-    alone = release.release(tmp_path / "mutants", ["mutants"])
+    with pytest.raises(LabError, match="the answer to buffer and server, which every copy withholds") as early:
+        release.release(tmp_path / "early", ["mutants"])  # every copy withholds every lab's answer
+    assert "--lab mutants --reveal buffer --reveal server" in early.value.fix
+    alone = release.release(tmp_path / "mutants", ["mutants"], reveal=("buffer", "server"))
     hidden = [t.handoff for t in grader.load_rubric("mutants").tests if t.hidden]
     assert hidden and not any((alone / "java/handoffs/src/main/java/handofflab/handoffs" / f"{h}.java").exists()
                               for h in hidden)
@@ -99,7 +102,7 @@ def test_a_lab_that_needs_another_labs_answer_to_compile_gets_its_own_copy(in_co
                                        "to calendar"):
         release.release(tmp_path / "both", ["calendar", "database"])
     assert not (tmp_path / "both").exists() or not any((tmp_path / "both").iterdir()), "refused before a file is copied"
-    alone = release.release(tmp_path / "database", ["database"])
+    alone = release.release(tmp_path / "database", ["database"], reveal=("calendar",))
     calendar = alone / "java/calendar/src/main/java/handofflab/calendar"
     assert not (calendar / "CalendarDatabase.java").exists() and not (calendar / "DatabaseOneLock.java").exists()
     assert (calendar / "DatabaseFolders.java").exists() and (calendar / "EventStore.java").exists()
@@ -291,5 +294,47 @@ def test_a_copy_of_the_labs_the_suites_copy_lacks_names_only_what_it_has(tmp_pat
     from conftest import COPY_LABS
     others = sorted(set(release.labs()) - set(COPY_LABS))
     assert others, "every lab is in the suite's copy: this test has nothing left to scan"
-    copy = release.release(tmp_path / "copy", others, book=False)
+    copy = release.release(tmp_path / "copy", others, book=False, reveal=("buffer", "server", "calendar"))  # mutants, database
     assert copycheck.foreign_mentions(copy) == []
+
+
+def test_a_handoff_on_ring_is_a_candidate_and_brings_ring_along():
+    """The answer scan tries every handoff the kit ships, those that extend one too (a buffer on Ring), and hands
+    one in as a student who copies it would: with the classes it extends, which hold package-private helpers."""
+    folder = paths.JAVA / "handoffs/src/main/java/handofflab/handoffs"
+    names = {f.stem for f in copycheck.handoff_classes(folder)}
+    assert {"WakeWhenFullEndsBuffer", "MonitorBuffer", "ReleasePutBuffer", "TwoLockQueue"} <= names
+    assert not {"Ring", "SwapGate", "Handoffs"} & names  # abstract, or no handoff
+    text = copycheck.as_lab_class((folder / "WakeWhenFullEndsBuffer.java").read_text(), "WakeWhenFullEndsBuffer",
+                                  "handofflab.labs.buffer", "StudentBuffer", folder)
+    assert "public final class StudentBuffer<T> extends Ring<T>" in text and "\nabstract class Ring<T>" in text
+    assert text.count("package ") == 1 and "StepLog" not in text
+
+
+# Every lab's answers are withheld from every copy, but those of labs the instructor reveals (graded already).
+REVEALS = {"mutants": ("buffer", "server"), "database": ("calendar",)}
+
+
+@pytest.mark.full("a copy of each lab alone (no book), each scanned against every lab's grader: minutes the first "
+                  "time, then the scan's cache", seconds=300)
+def test_no_single_lab_copy_holds_any_labs_answer(tmp_path):
+    answers = {lab: set(grader.load_rubric(lab).answers) for lab in release.labs()}
+    for lab in release.labs():
+        copy = release.release(tmp_path / lab, [lab], book=False, reveal=REVEALS.get(lab, ()))  # refuses what passes
+        for other, files in answers.items():
+            if other not in REVEALS.get(lab, ()):
+                assert not [f for f in files if (copy / f).exists()], (lab, other)
+
+
+@pytest.mark.full("grades a Ring-based buffer against every handoff lab (about a minute)", seconds=90)
+def test_a_correct_buffer_on_ring_placed_in_the_kit_is_refused(tmp_path):
+    """The issue's case: a correct twin that extends Ring, shipped in java/handoffs, is a full-marks answer to the
+    buffer lab; the scan tries it (with Ring) and says so, and a release refuses to finish."""
+    folder = tmp_path / "copy/java/handoffs/src/main/java/handofflab/handoffs"
+    folder.mkdir(parents=True)
+    kit = paths.JAVA / "handoffs/src/main/java/handofflab/handoffs"
+    shutil.copyfile(kit / "Ring.java", folder / "Ring.java")
+    (folder / "TwinBuffer.java").write_text((kit / "MonitorBuffer.java").read_text().replace("MonitorBuffer", "TwinBuffer"))
+    (tmp_path / "copy/specs").mkdir()
+    found = copycheck.shipped_answers(tmp_path / "copy", ["dht"])
+    assert "  TwinBuffer.java passes lab buffer (every test but its TCP runs)" in found, found

@@ -86,6 +86,17 @@ def check_trace(name, runs, quiet, stress, events, calls_only):
         sys.exit(1)
 
 
+@check.command("rubric")
+@click.argument("lab")
+@click.option("--record", is_flag=True, help="write the rubric's points into the handout, and the marks the grader "
+              "gives into grading/tests/submissions/expected.toml")
+def check_rubric(lab, record):
+    """A lab after a rubric change: the rubric loads, the handout's table shows its points, and the grader gives the
+    starter and every sample the marks expected.toml records (every export runs this first)."""
+    from handofflab.commands import rubriccheck
+    rubriccheck.check(lab, record)
+
+
 @check.command("specs")
 @click.argument("name", required=False)
 @click.option("--tier", type=click.Choice(["ci", "full"]), default="ci", show_default=True,
@@ -419,11 +430,13 @@ def export_gradescope(lab, allow_weak_isolation):
 @click.argument("lab")
 @click.option("--allow-weak-isolation", is_flag=True,
               help="let the grader image grade where its container cannot isolate submitted code (said in every result)")
-def export_prairielearn(lab, allow_weak_isolation):
+@click.option("--image", "image_name", help="the grader image's name in a registry the course can push to "
+              "(e.g. myaccount/handofflab-grader-buffer:term1)")
+def export_prairielearn(lab, allow_weak_isolation, image_name):
     """Write a PrairieLearn question (info.json, question.html, the starter) and its grader image's recipe
     (Dockerfile, entrypoint, the kit) that runs this grader as PrairieLearn's external grader."""
     from handofflab.commands import prairielearn
-    prairielearn.export(lab, allow_weak_isolation)
+    prairielearn.export(lab, allow_weak_isolation, image_name=image_name)
 
 
 @cli.command("verify-verdicts")
@@ -454,11 +467,14 @@ def hint(lab, number, reset):
 @cli.command("release")
 @click.argument("target", metavar="DIR", type=click.Path(path_type=Path))
 @click.option("--lab", "labs", multiple=True, help="a lab to put in the copy (repeat it for more)")
-def release_cmd(target, labs):
+@click.option("--reveal", "reveal", multiple=True, help="a lab already graded, whose answers the copy may ship "
+              "(every other lab's are withheld)")
+def release_cmd(target, labs, reveal):
     """Make a student copy of the kit in DIR: the labs' handouts, starters and public tests, the Java
-    they compile against and the book, without the answers, the hidden tests or the samples."""
+    they compile against and the book, without any lab's answers (but the revealed labs'), the hidden tests or the
+    samples."""
     from handofflab.commands import release
-    release.release(target, list(labs))
+    release.release(target, list(labs), reveal=tuple(reveal))
 
 
 @cli.command("grade-isolation")

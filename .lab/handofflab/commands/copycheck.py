@@ -3,66 +3,158 @@ leak scan, HTML read as the reader sees it), and no kit handoff it ships that pa
 when handed in as that lab's class (each graded as a submission)."""
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
 import tempfile
 from pathlib import Path
 
 import grader
-from handofflab import catalog, paths
+from handofflab import catalog, paths, toolchain
 from handofflab.commands.studentcopy import tracked
 from handofflab.console import step
 
 # The order a shipped class is graded in: the cheapest tests first, since the first mark it loses settles it. The
 # server lab's TCP runs are left out (minutes each): a class that passes every other test counts as passing.
-_COST = ("design", "junit", "checker")
+_COST = ("design", "junit", "checker", "tlc")
 
 
-def shipped_answers(target: Path, chosen: list[str]) -> list[str]:
-    """Every kit handoff the copy ships that, renamed as a chosen lab's class and nothing else changed, loses no
-    mark of that lab's tests (its TCP runs aside), as 'X.java passes lab L'. A class the catalog knows to fail a
-    checker is not tried: the lab's tests run those checkers. Each candidate is graded as a submission, test by
-    test, the cheapest first, until it loses a mark."""
+def handoff_classes(folder: Path) -> list[Path]:
+    """The public, concrete classes of `folder` that are handoffs: those that implement Handoff, and those that extend
+    one that does, however far down (a buffer that extends Ring is one: issue 85 found such a twin shipped)."""
+    declared = {}
+    for f in folder.glob("*.java"):
+        m = re.search(rf"^(?P<mods>(?:public |abstract |final )*)class {f.stem}\b(?:<[^{{]*?>)?"
+                      r"(?:\s+extends\s+(?P<parent>\w+))?(?P<rest>[^{]*)\{", f.read_text(), re.M)
+        if m:
+            declared[f.stem] = (m["mods"], m["parent"], bool(re.search(r"\bimplements\b[^{]*\bHandoff<", m["rest"])), f)
+
+    def is_handoff(name: str, seen: frozenset = frozenset()) -> bool:
+        if name not in declared or name in seen:
+            return False
+        _, parent, implements, _ = declared[name]
+        return implements or (parent is not None and is_handoff(parent, seen | {name}))
+
+    return sorted(f for name, (mods, _, _, f) in declared.items()
+                  if "public" in mods and "abstract" not in mods and is_handoff(name))
+
+
+def shipped_answers(target: Path, chosen: list[str], reveal: tuple[str, ...] = ()) -> list[str]:
+    """Every kit handoff the copy ships that, renamed as a handoff lab's class and nothing else changed, loses no
+    mark of that lab's tests (its TCP runs aside), as 'X.java passes lab L'. Every handoff lab is tried, not only the
+    chosen ones: a copy is kept, and the next lab's term must not find its answer in it. A class the catalog knows to
+    fail a checker is not tried: the labs' tests run those checkers. Each candidate is graded as a submission, test
+    by test, the cheapest first, until it loses a mark. Every lab is tried but those `reveal` names (already graded:
+    their answers may be seen); `chosen` is kept for the callers."""
     folder = target / "java" / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
     failing = {v.java for v in catalog.load().variants.values()
                if v.java and any(str(e) != "pass" for k, e in v.expect.items() if k in ("lincheck", "stress", "jpf"))}
-    candidates = sorted(f for f in folder.glob("*.java") if f.stem not in failing
-                        and re.search(rf"^public (?:final )?class {f.stem}\b[^{{]*\bimplements\b[^{{]*\bHandoff<",
-                                      f.read_text(), re.M))
+    candidates = [f for f in handoff_classes(folder) if f.stem not in failing]
     found = []
-    for lab in chosen:
+    for lab in sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml") if p.parent.name not in reveal):
         rubric = grader.load_rubric(lab)
         starter = (paths.LABS / lab / "starter" / rubric.file).read_text()
+        if rubric.file.endswith(".tla"):  # a spec lab: every shipped spec written on the starter's variables
+            names = re.findall(r"^\s*(\w+) = ", starter.split("(* --algorithm", 1)[-1], re.M)
+            for spec in sorted((target / "specs").glob("*.tla")):
+                text = spec.read_text()
+                if "(* --algorithm" in text and names and all(re.search(rf"\b{n}\b", text) for n in names):
+                    module = rubric.file.removesuffix(".tla")
+                    as_lab = re.sub(rf"(-+\s*MODULE\s+){spec.stem}\b", rf"\g<1>{module}", text, count=1)
+                    found += _passes(lab, rubric, spec.name, as_lab)
+            continue
         if not re.search(r"\bimplements\s+Handoff<", starter):
-            continue  # not a handoff lab: no kit handoff answers it
+            continue  # neither a handoff lab nor a spec lab: its answers (a store, a queue) are no handoff
         package, _, name = rubric.cls.rpartition(".")
-        tests = sorted((t for t in grader.rubric.data(lab)["test"] if t["kind"] in _COST),
-                       key=lambda t: _COST.index(t["kind"]))
         for f in candidates:
-            with step(f"Grading the shipped {f.name} as the {lab} lab's {name}"), \
-                    tempfile.TemporaryDirectory() as tmp:
-                sub = Path(tmp) / "submission"
-                sub.mkdir()
-                (sub / rubric.file).write_text(as_lab_class(f.read_text(), f.stem, package, name))
-                for i, test in enumerate(tests):
-                    # the kit's own code, not a student's: graded where the host cannot isolate, too
-                    g = grader.grade(lab, sub, Path(tmp) / f"out{i}", rubric={**grader.rubric.data(lab), "test": [test]},
-                                     allow_weak_isolation=True)
-                    if g.pending:  # unknown is not "loses marks": the copy is not made on a guess
-                        found.append(f"  {f.name} as lab {lab}'s class could not be graded ({test['name']}: the machine "
-                                     "was too busy); release again")
-                    if g.pending or g.score < g.max_score:
-                        break
-                else:
-                    found.append(f"  {f.name} passes lab {lab} (every test but its TCP runs)")
+            found += _passes(lab, rubric, f.name, as_lab_class(f.read_text(), f.stem, package, name, folder))
     return found
 
 
-def as_lab_class(source: str, kit_name: str, package: str, name: str) -> str:
+def _ancestors(source: str, name: str, folder: Path) -> list[str]:
+    """The source files of `name`'s superclasses that are in `folder` (the kit's), nearest first, each once."""
+    found, seen, text, cls = [], set(), source, name
+    while True:
+        m = re.search(rf"\bclass {cls}\b(?:<[^{{]*?>)?\s+extends\s+(\w+)", text)
+        parent = m and m[1]
+        if not parent or parent in seen or not (folder / f"{parent}.java").exists():
+            return found
+        seen.add(parent)
+        text = (folder / f"{parent}.java").read_text()
+        found.append(text)
+        cls = parent
+
+
+# What each shipped file earned as each lab's submission, by the kit it was graded with: a release grades every
+# handoff the kit ships against every lab (minutes), and a second release of the same kit need not grade again.
+CACHE = paths.ROOT / ".cache" / "shipped-answers.json"
+
+
+def _kit_state() -> str:
+    """The kit as it is: HEAD, and every tracked change on top of it (what a verdict was graded with)."""
+    git, need = ["git", "-C", str(paths.ROOT)], "the release reads the kit from git: install git"
+    head = toolchain.run([*git, "rev-parse", "HEAD"], "git rev-parse", need, timeout=60).stdout.strip()
+    diff = toolchain.run([*git, "diff", "HEAD"], "git diff", need, timeout=60, text=False).stdout
+    return head + hashlib.sha256(diff).hexdigest()
+
+
+def _passes(lab: str, rubric, shipped: str, text: str) -> list[str]:
+    """['  F passes lab L …'] if the shipped file F, as the lab's submission, loses no mark of the lab's tests but its
+    TCP runs (graded test by test, the cheapest first, until one loses a mark); else []. A conclusive answer is kept
+    in CACHE under the file's text, the lab and the kit's state; an inconclusive one (pending) never is."""
+    key = hashlib.sha256(f"{lab}\0{text}\0{_kit_state()}".encode()).hexdigest()
+    try:
+        cache = json.loads(CACHE.read_text())
+    except (OSError, ValueError):
+        cache = {}
+    if key in cache:
+        return [line.replace("{shipped}", shipped) for line in cache[key]]
+    said = _graded(lab, rubric, shipped, text)
+    if not any("could not be graded" in line for line in said):
+        cache[key] = [line.replace(shipped, "{shipped}") for line in said]
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        CACHE.write_text(json.dumps(cache))
+    return said
+
+
+def _graded(lab: str, rubric, shipped: str, text: str) -> list[str]:
+    """_passes, graded now."""
+    tests = sorted((t for t in grader.rubric.data(lab)["test"] if t["kind"] in _COST),
+                   key=lambda t: _COST.index(t["kind"]))
+    if not tests:
+        return []  # nothing here could judge it: said as no pass, never as one
+    with step(f"Grading the shipped {shipped} as the {lab} lab's {rubric.file}"), tempfile.TemporaryDirectory() as tmp:
+        sub = Path(tmp) / "submission"
+        sub.mkdir()
+        (sub / rubric.file).write_text(text)
+        for i, test in enumerate(tests):
+            # the kit's own code, not a student's: graded where the host cannot isolate, too
+            g = grader.grade(lab, sub, Path(tmp) / f"out{i}", rubric={**grader.rubric.data(lab), "test": [test]},
+                             allow_weak_isolation=True)
+            if g.pending:  # unknown is not "loses marks": the copy is not made on a guess
+                return [f"  {shipped} as lab {lab}'s {rubric.file} could not be graded ({test['name']}: the machine was "
+                        "too busy); release again"]
+            if g.score < g.max_score:
+                return []
+    return [f"  {shipped} passes lab {lab} (every test but its TCP runs)"]
+
+
+def as_lab_class(source: str, kit_name: str, package: str, name: str, folder: Path | None = None) -> str:
     """A kit handoff as a student who copies it hands it in: renamed into the lab's package, the kit's own step
     log (package-private, for trace validation) taken out, and a constructor taking the size added where the
-    class has none (the lab builds its class with one), so that it compiles. Nothing else is changed."""
+    class has none (the lab builds its class with one), so that it compiles. A class that extends another of the
+    kit's (a buffer on Ring, whose helpers are package-private) brings its ancestors along from `folder`, as classes
+    of its own file, as a student who copies it would copy them: nothing else is changed."""
     source = re.sub(rf"\b{kit_name}\b", name, source)
+    ancestors = _ancestors(source, name, folder) if folder else []
+    if ancestors:
+        imports = sorted({line for text in ancestors for line in text.split("\n") if line.startswith("import ")})
+        bodies = ["\n".join(line for line in text.split("\n") if not line.startswith(("package ", "import ")))
+                  for text in ancestors]
+        bodies = [re.sub(r"^public ((?:abstract |final )*class )", r"\1", b, flags=re.M) for b in bodies]
+        source = source.replace("package handofflab.handoffs;", "package handofflab.handoffs;\n" + "\n".join(imports), 1)
+        source += "\n" + "\n".join(bodies)
     source = source.replace("package handofflab.handoffs;", f"package {package};\n\nimport handofflab.handoffs.*;", 1)
     source = re.sub(r",\s*Stepped\b|\bStepped\s*,\s*", "", source)
     source = re.sub(r"(?:[ \t]*/\*\*(?:(?!\*/).)*?\*/\s*)?[ \t]*@Override\s+public void recordSteps\(StepLog \w+\) \{.*?\n    \}\n",

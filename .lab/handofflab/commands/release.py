@@ -66,11 +66,17 @@ def _code(text: str) -> str:
     return _LITERALS_AND_COMMENTS.sub(lambda m: '""' if m.group(0)[0] in "\"'" else " ", text)
 
 
-def plan(chosen: list[str]) -> tuple[dict[str, str], set[str]]:
-    """(secret kit path -> the lab it answers, every kit path the copy leaves out)."""
-    unknown = sorted(set(chosen) - set(labs()))
+def plan(chosen: list[str], reveal: tuple[str, ...] = ()) -> tuple[dict[str, str], set[str]]:
+    """(secret kit path -> the lab it answers, every kit path the copy leaves out). Every lab's answers are secret,
+    not only the chosen labs': a term that releases one lab after another must not hand out the later answers with
+    the first copy. `reveal`: labs whose answers may be seen (a lab already graded), which the copy then ships."""
+    unknown = sorted((set(chosen) | set(reveal)) - set(labs()))
     if unknown:
         raise LabError(f"no lab called {', '.join(unknown)}", f"labs: {', '.join(labs())}")
+    both = sorted(set(chosen) & set(reveal))
+    if both:
+        raise LabError(f"the copy is for {', '.join(both)} and reveals its answers too",
+                       "reveal only labs already graded, never one the copy is for")
     cat = catalog.load()
     files = tracked()
 
@@ -80,24 +86,30 @@ def plan(chosen: list[str]) -> tuple[dict[str, str], set[str]]:
 
     secret: dict[str, str] = {}
     left_out: set[str] = set()
-    for lab in chosen:
+    for lab in [lab for lab in labs() if lab not in reveal]:
         rubric = grader.load_rubric(lab)
         for f in rubric.answers:
             if f not in files:
                 raise LabError(f"labs/{lab}/rubric.toml: answers names '{f}', which is no file of the kit",
                                "answers are paths from the kit's root, e.g. java/handoffs/src/main/java/…/X.java")
             secret[f] = f"{secret[f]}* and *{lab}" if f in secret else lab  # MonitorBuffer answers buffer and server
-        # the handoffs the hidden tests run are hidden too: a student must not test against them
-        left_out |= {java_file(t.handoff) for t in rubric.tests if t.hidden and t.handoff}
+    for lab in chosen:  # the handoffs the hidden tests run are hidden too: a student must not test against them
+        left_out |= {java_file(t.handoff) for t in grader.load_rubric(lab).tests if t.hidden and t.handoff}
     for lab in chosen:
         for t in grader.load_rubric(lab).tests:
             for name in (t.handoff, t.like):
                 if name and not t.hidden and java_file(name) in secret:
-                    owner = secret[java_file(name)].split("* and *")[0]
-                    raise LabError(f"the labs {lab} and {owner} cannot share a student copy: {lab}'s public test "
-                                   f"'{t.name}' runs {name}, the answer to {owner}",
-                                   f"release them one at a time: ./lab release DIR --lab {owner}, then --lab {lab} "
-                                   "once its answer may be seen")
+                    owners = secret[java_file(name)].split("* and *")
+                    owner = next((o for o in owners if o in chosen), owners[0])
+                    if owner in chosen:
+                        raise LabError(f"the labs {lab} and {owner} cannot share a student copy: {lab}'s public test "
+                                       f"'{t.name}' runs {name}, the answer to {owner}",
+                                       f"release them one at a time: ./lab release DIR --lab {owner}, then, once "
+                                       f"{owner} is graded, ./lab release DIR2 --lab {lab} --reveal {owner}")
+                    raise LabError(f"the lab {lab}'s public test '{t.name}' runs {name}, the answer to "
+                                   f"{' and '.join(owners)}, which every copy withholds until that lab is graded",
+                                   f"once {' and '.join(owners)} are graded: ./lab release DIR --lab {lab} "
+                                   + " ".join(f"--reveal {o}" for o in owners))
     left_out |= set(secret)
     # every class that cannot compile without a left-out one goes too (until nothing changes)
     java = {f: _code((paths.ROOT / f).read_text()) for f in files if f.endswith(".java")
@@ -136,15 +148,19 @@ def _refuse_labs_that_need_what_is_left_out(chosen: list[str], secret: dict[str,
             owner = secret.get(f)
             why = f"the answer to {owner}" if owner else "a class a hidden test runs"
             via = "".join(f", which needs {c}" for c in chain[1:])
+            first = (owner or lab).split("* and *")[0]
             raise LabError(f"the lab {lab} cannot be in this student copy: {p.relative_to(paths.ROOT)} needs "
                            f"{chain[0]}{via}, {why}",
-                           f"release them one at a time: ./lab release DIR --lab {(owner or lab).split('* and *')[0]}, "
-                           f"then --lab {lab} in a copy of its own")
+                           (f"release them one at a time: ./lab release DIR --lab {first}, then, once it is graded, "
+                            f"./lab release DIR2 --lab {lab} --reveal {first}") if first in chosen else
+                           (f"once {first} is graded: ./lab release DIR --lab {lab} --reveal {first}") if owner else
+                           f"release {lab} in a copy of its own")
 
 
-def release(target: Path, chosen: list[str] | None = None, book: bool = True) -> Path:
-    """The student copy of the chosen labs in `target`. `book=False` leaves the book out (a test that reads only the
-    copy's files spares mdBook's build)."""
+def release(target: Path, chosen: list[str] | None = None, book: bool = True, reveal: tuple[str, ...] = ()) -> Path:
+    """The student copy of the chosen labs in `target`, without any lab's answer but those of the labs `reveal`
+    names (labs already graded). `book=False` leaves the book out (a test that reads only the copy's files spares
+    mdBook's build)."""
     if not chosen:
         raise LabError("name the labs the copy is for", f"./lab release DIR --lab LAB [--lab LAB …]; labs: {', '.join(labs())}")
     chosen = sorted(set(chosen))
@@ -153,7 +169,7 @@ def release(target: Path, chosen: list[str] | None = None, book: bool = True) ->
         raise LabError(f"{target} exists and is not empty", "name a new folder: the copy never overwrites")
     if target.is_relative_to(paths.ROOT):
         raise LabError(f"{target} is inside the kit", "make the student copy outside it, e.g. ../handoff-lab-student")
-    secret, left_out = plan(chosen)
+    secret, left_out = plan(chosen, tuple(reveal))
     files = tracked()
     wanted = lambda f: (f not in left_out and not f.startswith(NEVER) and "/src/test/" not in f  # noqa: E731
                         and (always(f) or any(f.startswith(f"labs/{lab}/") for lab in chosen)))
@@ -188,7 +204,7 @@ def release(target: Path, chosen: list[str] | None = None, book: bool = True) ->
     if found:  # the copy checks itself: a new include or file must not carry an answer out
         raise LabError(f"the student copy in {target} still holds answers; delete it:\n" + "\n".join(found[:20]),
                        "leave the file out (a lab's `answers`) or withhold the book page that includes it")
-    passing = copycheck.shipped_answers(target, chosen)
+    passing = copycheck.shipped_answers(target, chosen, tuple(reveal))
     if passing:
         raise LabError(f"the student copy in {target} ships kit classes that pass a released lab, renamed as the "
                        "lab's class; delete the copy:\n" + "\n".join(passing),
