@@ -4,6 +4,7 @@ each counterexample drawn as the same swimlanes as TLC's."""
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import os
 import re
@@ -178,26 +179,36 @@ def verdict_swimlane(verdict: dict) -> Swimlane | None:
 
 
 def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
-    """Lincheck prints the failing interleaving as a table with a column per
-    thread and one event per row: each row becomes a step in its thread's lane."""
+    """Lincheck prints the failing interleaving as a table with a column per thread and one event per row: each row
+    becomes a step in its thread's lane. It prints it twice, short and detailed; the detailed table says in which
+    method each event ran (`at Class.method(File:line)`), and a row of the short one that ran inside the JDK or a
+    library (a ReentrantLock's queue, a TreeMap's entries) is folded into the call the class made: issue 85 saw seven
+    rows of AbstractQueuedSynchronizer around a student's own steps."""
     section = trace.split("The following interleaving leads to the error:", 1)[-1]
-    rows = []
-    for line in section.strip().splitlines():  # the first table only (a detailed one may follow)
-        if not line.startswith("|"):
-            break
-        if not line.startswith("| ---"):
-            rows.append(line)
+    short, _, detailed = section.partition("Detailed trace:")
+    rows = _table(short)
     if not rows:
         return Swimlane(title, "lincheck", verdict, [], [], note=trace.strip()[:2000])
     threads = [c.strip() for c in rows[0].strip("|").split("|")]
+    frames = _frames(_table(detailed), len(threads))  # per lane: (event, the file it ran in) in order
+    ours = _own_sources()
+    seen = [0] * len(threads)
     steps: list[Step] = []
     last: dict[str, Step] = {}
     for row in rows[1:]:
-        for lane, cell in zip(threads, row.strip()[1:-1].split("|")):
+        for i, (lane, cell) in enumerate(zip(threads, row.strip()[1:-1].split("|"))):
             text = cell.strip()
-            if not text or text.startswith("switch (reason") or text.startswith("<iteration") or "➜" in text:
-                continue  # reads and scheduler notes: the writes and calls tell the story
+            if not text:
+                continue
             event, _, where = text.partition(" at ")
+            # where it ran: the next row of this lane's detailed table with the same event
+            at = next((j for j in range(seen[i], len(frames[i])) if frames[i][j][0] == event), None)
+            if at is not None:
+                seen[i] = at + 1
+                if frames[i][at][1] and frames[i][at][1] not in ours:
+                    continue  # ran inside the JDK or a library: part of the call that led there
+            if text.startswith("switch (reason") or text.startswith("<iteration") or "➜" in text:
+                continue  # reads and scheduler notes: the writes and calls tell the story
             if re.fullmatch(r"[\w.#<>\[\]]+ = .+", event) and lane in last:
                 last[lane].changes.append(event)  # a field write: shared state after the step
                 continue
@@ -207,6 +218,37 @@ def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
             last[lane] = step
     results = trace.split("The following interleaving", 1)[0].strip()
     return Swimlane(title, "lincheck", verdict, threads, steps, note="Lincheck's results:\n\n```text\n" + results + "\n```")
+
+
+def _frames(rows: list[str], lanes: int) -> list[list[tuple[str, str]]]:
+    """Lincheck's detailed table, per lane: each event and the source file it ran in ("" where it says none)."""
+    out: list[list[tuple[str, str]]] = [[] for _ in range(lanes)]
+    for row in rows[1:]:
+        for i, cell in enumerate(row.strip()[1:-1].split("|")[:lanes]):
+            text = cell.strip()
+            if text:
+                event, _, where = text.partition(" at ")
+                frame = re.search(r"\(([\w$]+\.java):\d+\)", where)
+                out[i].append((re.sub(r" \[recursive call x \d+ times\]$", "", event), frame.group(1) if frame else ""))
+    return out
+
+
+def _table(text: str) -> list[str]:
+    """The rows of the first table in `text` (its header first), without its rules."""
+    rows = []
+    for line in text.strip().splitlines():
+        if not line.startswith("|"):
+            break
+        if not line.startswith("| ---"):
+            rows.append(line)
+    return rows
+
+
+@functools.cache
+def _own_sources() -> frozenset[str]:
+    """The file names of the kit's Java and the labs' (a submission's file is its starter's): a Lincheck event that
+    ran in any other file ran inside the JDK or a library."""
+    return frozenset(p.name for root in (paths.JAVA, paths.LABS) for p in root.rglob("*.java"))
 
 
 def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_traces: bool = True,

@@ -252,3 +252,44 @@ def test_classes_claimed_only_for_jpf_say_that_nothing_was_confirmed_without_it(
     assert javacheck.check("CalendarDatabase", show_traces=False) == []
     said = " ".join(capsys.readouterr().out.split())
     assert "no checker ran, so nothing was confirmed" in said and "checker results as catalogued" not in said
+
+
+def test_lincheck_rows_that_ran_inside_the_jdk_fold_into_the_call_the_class_made():
+    """Lincheck's detailed table says where each event ran; a row of its short table that ran inside the JDK (a
+    ReentrantLock's queue) is part of the call the class made, and the swimlanes show the call alone (issue 85)."""
+    trace = """= Invalid execution results =
+| modify(1): OK | delete(1): OK |
+
+The following interleaving leads to the error:
+| ------------------------------------- |
+| Thread 1                | Thread 2      |
+| ------------------------------------- |
+| modify(1): OK           |               |
+|   entry.lock.lock()     |               |
+|     sync.lock()         |               |
+|       acquire(1)        |               |
+|       head = Node#1     |               |
+|   publish(1)            |               |
+|                         | delete(1): OK |
+| ------------------------------------- |
+
+Detailed trace:
+| ------------------------------------------------------------------------------------------ |
+| Thread 1                                                              | Thread 2      |
+| ------------------------------------------------------------------------------------------ |
+| modify(1): OK                                                         |               |
+|   entry.lock.lock() at StudentStore.modify(StudentStore.java:20)      |               |
+|     sync.lock() at ReentrantLock.lock(ReentrantLock.java:322)         |               |
+|       acquire(1) at ReentrantLock$Sync.lock(ReentrantLock.java:153)   |               |
+|       head = Node#1 at AbstractQueuedSynchronizer.acquire(AbstractQueuedSynchronizer.java:600) | |
+|   publish(1) at StudentStore.modify(StudentStore.java:21)             |               |
+|                                                                       | delete(1): OK |
+| ------------------------------------------------------------------------------------------ |
+"""
+    lane = javacheck.lincheck_swimlane(trace, "StudentStore under lincheck", "violation:Linearizable")
+    assert [(s.thread, s.action) for s in lane.steps] == [
+        ("Thread 1", "modify(1): OK"), ("Thread 1", "entry.lock.lock()"), ("Thread 1", "publish(1)"),
+        ("Thread 2", "delete(1): OK")]
+    assert not any(s.changes for s in lane.steps), "the lock's own fields are no shared state of the class"
+    no_detail = javacheck.lincheck_swimlane(trace.split("Detailed trace:")[0], "x", "violation:Linearizable")
+    assert "sync.lock()" in [s.action for s in no_detail.steps], "without the detailed table nothing is folded"
