@@ -2,6 +2,7 @@
 import dataclasses
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -246,7 +247,11 @@ def test_any_spec_and_cfg_are_checked_from_a_file_of_ones_own(tmp_path):
     assert caught.verdict == catalog.load().variant("MailboxNoBusy").expected("tlc") and caught.trace is not None
     shutil.copyfile(paths.LABS / "pipes-spec" / "starter" / "Pipes.tla", tmp_path / "Pipes.tla")
     before = (tmp_path / "Pipes.tla").read_text()
-    assert tlc.check_file(tmp_path / "Pipes.tla", paths.SPECS / "MailboxNoBusy.cfg").verdict == "pass"
+    # the command's exit code is TLC's finding: 1 for the violation, 0 for the pass (it once said 0 to both)
+    for spec, code, says in (("MyPipes.tla", 1, "TLC says violation:"), ("Pipes.tla", 0, "TLC says pass")):
+        run = subprocess.run([str(paths.ROOT / "lab"), "check", "specs", "--file", str(tmp_path / spec), "--cfg",
+                              str(paths.SPECS / "MailboxNoBusy.cfg"), "--quiet"], capture_output=True, text=True)
+        assert run.returncode == code and says in run.stdout, (spec, run.returncode, run.stdout + run.stderr)
     assert (tmp_path / "Pipes.tla").read_text() == before  # translated in the scratch copy only
     with pytest.raises(LabError, match="no cfg file"):
         tlc.check_file(tmp_path / "MyPipes.tla")

@@ -110,7 +110,7 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file):
     """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog.
 
     Checks first that each spec's TLA+ translation matches its PlusCal. With --file, TLC on any spec
-    and cfg instead: its verdict, states and counterexample, compared with nothing."""
+    and cfg instead: its verdict, states and counterexample, compared with nothing (exit 1 unless it passes)."""
     from handofflab import specs
     if spec_file:
         from handofflab import tlc
@@ -119,6 +119,8 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file):
                       f"states, {result.seconds:.1f} s)")
         if result.trace and not quiet:
             result.trace.show()
+        if result.verdict != "pass":  # as TLC: a violation or a deadlock is a finding (1); an error raised above (2)
+            sys.exit(1)
         return
     if cfg_file:
         raise LabError("--cfg goes with --file", "./lab check specs --file MySpec.tla --cfg MySpec.cfg")
