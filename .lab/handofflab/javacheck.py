@@ -210,7 +210,15 @@ def lincheck_swimlane(trace: str, title: str, verdict: str) -> Swimlane:
             if text.startswith("switch (reason") or text.startswith("<iteration") or "➜" in text:
                 continue  # reads and scheduler notes: the writes and calls tell the story
             if re.fullmatch(r"[\w.#<>\[\]]+ = .+", event) and lane in last:
-                last[lane].changes.append(event)  # a field write: shared state after the step
+                if steps[-1] is last[lane]:
+                    last[lane].changes.append(event)  # a field write: shared state after the thread's step
+                    continue
+                # written after another thread ran (the thread was switched out and resumed): a row of its own,
+                # where it happened, never the thread's earlier row (which drew LateWaiterPht's waiters++ before
+                # the puts it followed)
+                step = Step(lane, "resumes", [event])
+                steps.append(step)
+                last[lane] = step
                 continue
             source = re.search(r"\(([\w$]+\.java:\d+)\)", where)
             step = Step(lane, event + (f"  ({source.group(1)})" if source else ""))

@@ -293,3 +293,24 @@ Detailed trace:
     assert not any(s.changes for s in lane.steps), "the lock's own fields are no shared state of the class"
     no_detail = javacheck.lincheck_swimlane(trace.split("Detailed trace:")[0], "x", "violation:Linearizable")
     assert "sync.lock()" in [s.action for s in no_detail.steps], "without the detailed table nothing is folded"
+
+
+def test_a_write_after_a_switch_is_drawn_where_it_ran_not_on_the_threads_earlier_row():
+    """Lincheck's table puts a write a thread makes once it resumes below the other threads' steps; the swimlanes
+    keep that order (issue 86: LateWaiterPht's `waiters = 1` was drawn before the two puts it followed)."""
+    trace = """The following interleaving leads to the error:
+| ------------------------------ |
+| Thread 1       | Thread 2      |
+| ------------------------------ |
+| take()         |               |
+|   permits = 0  |               |
+|   switch       |               |
+|                | put(1)        |
+|                | put(2)        |
+|   waiters = 1  |               |
+| ------------------------------ |
+"""
+    lane = javacheck.lincheck_swimlane(trace, "LateWaiterPht under lincheck", "deadlock")
+    assert [(s.thread, s.action, s.changes) for s in lane.steps] == [
+        ("Thread 1", "take()", ["permits = 0"]), ("Thread 1", "switch", []), ("Thread 2", "put(1)", []),
+        ("Thread 2", "put(2)", []), ("Thread 1", "resumes", ["waiters = 1"])]
