@@ -222,3 +222,48 @@ def test_the_books_checker_tables_say_what_the_catalog_claims():
                 seen.add((variant.name, "jcstress" in columns))
     claimed = {v.name for v in cat.variants.values() if v.expected("jcstress")}
     assert claimed <= {name for name, has in seen if has}, "a jcstress claim the book's tables do not show"
+
+
+def test_the_shared_buffer_chapters_account_of_ifbuffer_is_the_trace_it_stands_above():
+    """Prose that names rows of a drawn trace holds to them (issue 86 found the IfBuffer sentence telling of two
+    workers woken together above a trace where one waited and the other came in fresh): each row the chapter cites
+    shows what the sentence says it does, in TLC's trace as drawn now."""
+    from handofflab import specs
+    if not (specs.OUT / "IfBuffer.md").exists():
+        specs.check("IfBuffer", show_traces=False)
+    rows = {int(m[1]): m[0] for m in re.finditer(r"^\| (\d+) \|.*$", (specs.OUT / "IfBuffer.md").read_text(), re.M)}
+    text = (paths.BOOK / "src" / "shared-buffer.md").read_text()
+    assert "waits (row 3)" in text and "(row 6)" in text and "(rows 7–9)" in text and "(rows 10–11)" in text
+    assert "| `CheckEmpty ▸ WakeTake` |" in rows[3] and "waitSet = {w1}" in rows[3]  # w1 waits
+    assert "items[0] = 1" in rows[6] and "waitSet = {}" in rows[6]  # the put, whose notifyAll empties the wait set
+    assert all(re.match(r"\| \d+ \|  \|  \| `", rows[r]) for r in (7, 8, 9)) and "taken[1] = 1" in rows[9]  # w2 fresh
+    assert all(re.match(r"\| \d+ \|  \| `", rows[r]) for r in (10, 11)) and "taken[Null] = 1, count = -1" in rows[11]
+
+
+def _exercise_commands() -> list[tuple[str, str]]:
+    """(chapter, shell block) for every ```sh block in a chapter's "## Exercises" section."""
+    found = []
+    for page in sorted((paths.BOOK / "src").glob("*.md")):
+        part = page.read_text().split("## Exercises", 1)
+        if len(part) == 2:
+            found += [(page.name, m[1]) for m in re.finditer(r"```sh\n(.*?)```", part[1].split("\n## ", 1)[0], re.S)]
+    return found
+
+
+@pytest.mark.full("runs every command an exercise gives (TLC on a copy: a few seconds each)", seconds=20)
+@pytest.mark.parametrize("chapter, commands", _exercise_commands(), ids=lambda x: x if x.endswith(".md") else None)
+def test_every_command_an_exercise_gives_runs_as_written(chapter, commands):
+    """An exercise that says "check a copy" gives the command; run from the kit's root, it ends in a verdict (1 is
+    TLC's finding, 0 its pass: the exercise asks the reader to predict which), never an error."""
+    import subprocess
+    run = subprocess.run(["bash", "-c", f"set -e -o pipefail\n{commands}"], cwd=paths.ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert run.returncode in (0, 1) and "TLC says" in run.stdout, (chapter, commands, run.stdout[-2000:], run.stderr[-2000:])
+
+
+def test_every_included_notebook_says_how_to_open_it():
+    for page in sorted((paths.BOOK / "src").glob("*.md")):
+        text = page.read_text()
+        for m in re.finditer(r"^\{\{#include generated/notebooks/(\w+)\.md\}\}", text, re.M):
+            before = text[:m.start()].rstrip().rsplit("\n\n", 1)[-1]
+            assert f"`./lab notebooks open {m[1]}`" in before, (page.name, m[1])
