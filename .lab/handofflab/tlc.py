@@ -93,14 +93,14 @@ def stale_translations() -> list[str]:
     """Modules whose checked-in translation differs from what their PlusCal gives."""
     stale = []
     with tempfile.TemporaryDirectory(prefix="pcal-") as tmp:
-        for tla in sorted(paths.SPECS.glob("*.tla")):
+        for tla in sorted([*paths.SPECS.glob("*.tla"), *(paths.SPECS / "primer").glob("*.tla")]):  # the book's primer too
             if not PLUSCAL.search(tla.read_text()):
                 continue
             copy = Path(tmp) / tla.name
             copy.write_text(tla.read_text())
             translate(copy)
             if copy.read_text() != tla.read_text():
-                stale.append(tla.stem)
+                stale.append(str(tla.relative_to(paths.SPECS).with_suffix("")))
     return stale
 
 
@@ -255,7 +255,10 @@ def _error_trace_swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
             head, _, rest = body.partition("\n")
             m = re.match(r"(\d+): <(\w+)", head)
             action = m.group(2) if m and m.group(2) != "Initial" else "init"
-            states.append((action, _variables(rest)))
+            variables = _variables(rest)
+            if isinstance(variables.get("pc"), list):  # processes 1..n: TLC prints their pc as a sequence
+                variables["pc"] = {str(i): at for i, at in enumerate(variables["pc"], 1)}
+            states.append((action, variables))
         elif code == BACK_TO_STATE:
             m = re.search(r"Back to state (\d+)", body)
             loop_to = int(m.group(1)) if m else None
