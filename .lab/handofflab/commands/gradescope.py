@@ -13,9 +13,9 @@ import zipfile
 from pathlib import Path
 
 import grader
-from handofflab import paths
+from handofflab import console, paths
 from handofflab.commands import kitarchive, rubriccheck, verify
-from handofflab.console import info, ok
+from handofflab.console import ok
 
 OUT = paths.RESULTS / "gradescope"
 
@@ -53,7 +53,7 @@ def export(lab: str, allow_weak_isolation: bool = False, check: bool = True) -> 
     ok(f"{target} (the kit at {head}): upload it as the autograder of the Gradescope "
        f"assignment; students submit {rubric.file}")
     if not allow_weak_isolation:  # the platform's container is not this machine: said before a term, not at its first grading
-        info("The grader jails each submission (namespaces, a uid of its own), which the container must allow: the "
+        console.info("The grader jails each submission (namespaces, a uid of its own), which the container must allow: the "
              "zip's setup.sh checks that when Gradescope builds it, and fails, naming --allow-weak-isolation, where "
              "it cannot (README: \"The jail on a platform\").")
     return target

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import grader
 from markdown_it import MarkdownIt
-from handofflab import paths
+from handofflab import console, paths
 from handofflab.commands import devcontainer, kitarchive, rubriccheck, verify
-from handofflab.console import LabError, info, ok, warn
+from handofflab.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "prairielearn"
 TEMPLATES = paths.GRADING / "prairielearn"
@@ -81,7 +81,7 @@ def export(lab: str, allow_weak_isolation: bool = False, check: bool = True, ima
        f"(`{smoke}`: the starter graded as PrairieLearn runs it, no network), push it (`docker push {image_name}`), "
        f"and copy question/ into your course's questions/; students submit {rubric.file}")
     if not allow_weak_isolation:  # PrairieLearn's containers are not this machine, and its build step cannot tell
-        info("The grader jails each submission (namespaces, a uid of its own), which PrairieLearn's grading container "
+        console.info("The grader jails each submission (namespaces, a uid of its own), which PrairieLearn's grading container "
              "must allow; the image's build cannot check it (a build step has no namespaces to give). smoke-test runs "
              "the image unprivileged, as PrairieLearn does: if its job log says the host cannot isolate submitted "
              "code, export again with --allow-weak-isolation (README: \"The jail on a platform\").")
