@@ -46,6 +46,7 @@ class Swimlane:
     steps: list[Step]
     ending: dict[str, str] = field(default_factory=dict)  # where each thread is stuck or ends
     note: str = ""
+    loop_from: int = 0      # a lasso's cycle starts at this row (1-based) and repeats for ever; 0: no cycle drawn
 
     # -- persistence -------------------------------------------------------
     def to_json(self) -> str:
@@ -66,6 +67,10 @@ class Swimlane:
     def _cells(self, step: Step) -> list[str]:
         return [step.action if step.thread == t else "" for t in self.threads]
 
+    def _row(self, i: int) -> str:
+        """A row's number; where a lasso's cycle starts, marked ↻ (the rows from there repeat for ever)."""
+        return f"{i} ↻" if i == self.loop_from else str(i)
+
     def markdown(self) -> str:
         esc = cell
         # a checker that sees no shared state (stress, Lincheck) gets no empty column: the page stays narrow
@@ -73,7 +78,7 @@ class Swimlane:
         head = ["#", *map(esc, self.threads), *(["shared state after the step"] if state else [])]
         rows = [f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
         for i, s in enumerate(self.steps, 1):
-            cells = [str(i), *(code(c) if c else "" for c in self._cells(s)),
+            cells = [self._row(i), *(code(c) if c else "" for c in self._cells(s)),
                      *([esc(", ".join(s.changes))] if state else [])]
             rows.append(f"| {' | '.join(cells)} |")
         if self.ending:
@@ -92,7 +97,7 @@ class Swimlane:
             table.add_column(t, style="cyan")
         table.add_column("shared state after the step", style="dim")
         for i, s in enumerate(self.steps, 1):
-            table.add_row(str(i), *map(escape, self._cells(s)), escape(", ".join(s.changes)))
+            table.add_row(self._row(i), *map(escape, self._cells(s)), escape(", ".join(s.changes)))
         if self.ending:
             table.add_row("end", *(f"[bold red]{escape(self.ending.get(t, ''))}" for t in self.threads),
                           escape(self.verdict))

@@ -260,8 +260,9 @@ def _error_trace_swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
                 variables["pc"] = {str(i): at for i, at in enumerate(variables["pc"], 1)}
             states.append((action, variables))
         elif code == BACK_TO_STATE:
-            m = re.search(r"Back to state (\d+)", body)
-            loop_to = int(m.group(1)) if m else None
+            # "24: Back to state: <Start …>" (TLC 1.8), or "Back to state 24" (older): the cycle returns to state 24
+            m = re.search(r"(\d+): Back to state|Back to state:? (\d+)", body)
+            loop_to = int(m.group(1) or m.group(2)) if m else None
         elif code == STUTTERING:
             stutters = True
     if not states:
@@ -281,9 +282,13 @@ def _error_trace_swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
         last = {t: _bare(at) for t, at in states[-1][1].get("pc", {}).items()}
         # a thread that finished is not stuck: only the others wait for ever
         ending = {_bare(t): "done" if last.get(t) == "Done" else f"stuck: {last.get(t, '?')}" for t in pcs}
-    note = (f"The behaviour then loops back to state {loop_to} for ever." if loop_to else
+    # The lasso: state k is the state before row k, so the cycle is rows k..n, then the step back to state k.
+    loop_from = loop_to if loop_to and 1 <= loop_to <= len(steps) else 0
+    note = (f"Rows {loop_from}–{len(steps)} (↻) then repeat for ever: after row {len(steps)} the behaviour is back in "
+            f"the state before row {loop_from} (TLC: back to state {loop_to})." if loop_from else
+            f"The behaviour then loops back to state {loop_to} for ever." if loop_to else
             "Then nothing ever happens again (TLC: stuttering): no thread takes another step." if stutters else "")
-    return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note)
+    return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note, loop_from)
 
 
 def _looped(pcs: list, pc: dict, action: str, changes: list[str]):

@@ -255,3 +255,16 @@ def test_any_spec_and_cfg_are_checked_from_a_file_of_ones_own(tmp_path):
     assert (tmp_path / "Pipes.tla").read_text() == before  # translated in the scratch copy only
     with pytest.raises(LabError, match="no cfg file"):
         tlc.check_file(tmp_path / "MyPipes.tla")
+
+
+def test_a_lassos_cycle_is_marked_where_it_starts():
+    """A liveness counterexample is a prefix and a cycle; TLC says which state the cycle returns to ("24: Back to
+    state"), and the drawn trace marks that row and says which rows repeat (the kit once missed TLC's format and
+    drew no cycle at all)."""
+    if not (specs.OUT / "NonPrimePht.json").exists():
+        specs.check("NonPrimePht", show_traces=False)
+    from handofflab.swimlanes import Swimlane
+    lane = Swimlane.from_json((specs.OUT / "NonPrimePht.json").read_text())
+    assert 1 <= lane.loop_from <= len(lane.steps), lane.note
+    md = lane.markdown()
+    assert f"| {lane.loop_from} ↻ |" in md and f"Rows {lane.loop_from}–{len(lane.steps)} (↻) then repeat for ever" in md
