@@ -290,17 +290,26 @@ def _closed(table, allowed: set[str], what: str, fail) -> None:
 
 
 def hint_count(lab: str) -> int:
-    """How many numbered hints the lab's handout has."""
+    """How many numbered hints the lab's handout has (the handout read once: every rubric load asks)."""
+    part = _hints(lab)
     n = 0
-    while hint(lab, n + 1):
+    while _hint_in(part, n + 1):
         n += 1
     return n
 
 
 def hint(lab: str, number: int) -> str:
     """The text of hint `number` in the lab's handout, or "" if it has none."""
+    return _hint_in(_hints(lab), number)
+
+
+def _hints(lab: str) -> str:
+    """The handout's text after its "## Hints" heading ("" without one)."""
     handout = paths.LABS / lab / "README.md"
     text = handout.read_text() if handout.exists() else ""
-    part = text.split("## Hints", 1)[1] if "## Hints" in text else ""
+    return text.split("## Hints", 1)[1] if "## Hints" in text else ""
+
+
+def _hint_in(part: str, number: int) -> str:
     m = re.search(rf"^{number}\. (.+?)(?=\n\d+\. |\n\n|\Z)", part, re.M | re.S)
     return " ".join(m.group(1).split()) if m else ""

@@ -51,6 +51,7 @@ def shipped_answers(target: Path, chosen: list[str], reveal: tuple[str, ...] = (
     failing = {v.java for v in catalog.load().variants.values()
                if v.java and any(str(e) != "pass" for k, e in v.expect.items() if k in ("lincheck", "stress", "jpf"))}
     candidates = [f for f in handoff_classes(folder) if f.stem not in failing]
+    cache = _Verdicts()  # the kit's state and the cache file, read once for the whole scan
     found = []
     for lab in sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml") if p.parent.name not in reveal):
         rubric = grader.load_rubric(lab)
@@ -62,13 +63,13 @@ def shipped_answers(target: Path, chosen: list[str], reveal: tuple[str, ...] = (
                 if "(* --algorithm" in text and names and all(re.search(rf"\b{n}\b", text) for n in names):
                     module = rubric.file.removesuffix(".tla")
                     as_lab = re.sub(rf"(-+\s*MODULE\s+){spec.stem}\b", rf"\g<1>{module}", text, count=1)
-                    found += _passes(lab, rubric, spec.name, as_lab)
+                    found += cache.passes(lab, rubric, spec.name, as_lab)
             continue
         if not re.search(r"\bimplements\s+Handoff<", starter):
             continue  # neither a handoff lab nor a spec lab: its answers (a store, a queue) are no handoff
         package, _, name = rubric.cls.rpartition(".")
         for f in candidates:
-            found += _passes(lab, rubric, f.name, as_lab_class(f.read_text(), f.stem, package, name, folder))
+            found += cache.passes(lab, rubric, f.name, as_lab_class(f.read_text(), f.stem, package, name, folder))
     return found
 
 
@@ -99,27 +100,34 @@ def _kit_state() -> str:
     return head + hashlib.sha256(diff).hexdigest()
 
 
-def _passes(lab: str, rubric, shipped: str, text: str) -> list[str]:
-    """['  F passes lab L …'] if the shipped file F, as the lab's submission, loses no mark of the lab's tests but its
-    TCP runs (graded test by test, the cheapest first, until one loses a mark); else []. A conclusive answer is kept
-    in CACHE under the file's text, the lab and the kit's state; an inconclusive one (pending) never is."""
-    key = hashlib.sha256(f"{lab}\0{text}\0{_kit_state()}".encode()).hexdigest()
-    try:
-        cache = json.loads(CACHE.read_text())
-    except (OSError, ValueError):
-        cache = {}
-    if key in cache:
-        return [line.replace("{shipped}", shipped) for line in cache[key]]
-    said = _graded(lab, rubric, shipped, text)
-    if not any("could not be graded" in line for line in said):
-        cache[key] = [line.replace(shipped, "{shipped}") for line in said]
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        CACHE.write_text(json.dumps(cache))
-    return said
+class _Verdicts:
+    """_graded's answers kept in CACHE under the file's text, the lab and the kit's state (HEAD and its tracked
+    changes, read once per scan); an inconclusive one (pending) never is."""
+
+    def __init__(self):
+        self.state = _kit_state()
+        try:
+            self.known = json.loads(CACHE.read_text())
+        except (OSError, ValueError):
+            self.known = {}
+
+    def passes(self, lab: str, rubric, shipped: str, text: str) -> list[str]:
+        """['  F passes lab L …'] if the shipped file F, as the lab's submission, loses no mark of the lab's tests but
+        its TCP runs; else []."""
+        key = hashlib.sha256(f"{lab}\0{text}\0{self.state}".encode()).hexdigest()
+        if key in self.known:
+            return [line.replace("{shipped}", shipped) for line in self.known[key]]
+        said = _graded(lab, rubric, shipped, text)
+        if not any("could not be graded" in line for line in said):
+            self.known[key] = [line.replace(shipped, "{shipped}") for line in said]
+            CACHE.parent.mkdir(parents=True, exist_ok=True)
+            CACHE.write_text(json.dumps(self.known))
+        return said
 
 
 def _graded(lab: str, rubric, shipped: str, text: str) -> list[str]:
-    """_passes, graded now."""
+    """['  F passes lab L …'] if the shipped file F, as the lab's submission, loses no mark of the lab's tests but its
+    TCP runs (graded test by test, the cheapest first, until one loses a mark); else []."""
     tests = sorted((t for t in grader.rubric.data(lab)["test"] if t["kind"] in _COST),
                    key=lambda t: _COST.index(t["kind"]))
     if not tests:
