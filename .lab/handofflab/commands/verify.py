@@ -161,5 +161,14 @@ def _once(kind: str, a: str, b: str, cat):
         o = javacheck.check_pair(v, b)
         unjudged = o.got == "incomplete" and (javacheck.starved(o.stats) or budgets.too_busy(o.stats.get("others_cores", 0)))
         return None if unjudged else o.got
-    g = grader.grade(a, sample_path(a, b), OUT / "last" / a / b)
-    return [None if t.pending else t.score for t in g.tests]  # None: "not graded, regrade" (a busy machine)
+    return marks(grade_sample(a, b, OUT / "last" / a / b))
+
+
+def grade_sample(lab: str, name: str, out: Path, allow_weak_isolation: bool = False) -> grader.Grade:
+    """The grading of one sample of expected.toml (or the lab's starter), into `out`."""
+    return grader.grade(lab, sample_path(lab, name), out, allow_weak_isolation=allow_weak_isolation)
+
+
+def marks(g: grader.Grade) -> list[float | None]:
+    """A grading's marks, test by test; None for a test not graded ("regrade": a busy machine)."""
+    return [None if t.pending else t.score for t in g.tests]
