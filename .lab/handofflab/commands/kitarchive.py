@@ -9,6 +9,7 @@ import stat
 import zipfile
 
 from handofflab import paths, toolchain
+from handofflab.commands.studentcopy import tracked
 from handofflab.console import LabError, warn
 
 EXCLUDED = ("grading/tests/",)
@@ -25,14 +26,12 @@ def working_tree(what: str) -> tuple[str, list[tuple[zipfile.ZipInfo, bytes]]]:
         raise LabError(f"{what} packs the kit's tracked files, and this is not a git checkout", "run it in a clone of the kit")
     dirty = toolchain.run([*git, "status", "--porcelain", "--untracked-files=no"], "git status", need, timeout=60,
                           check=False).stdout.strip().splitlines()
-    new = toolchain.run([*git, "ls-files", "--others", "--exclude-standard"], "git ls-files", need, timeout=60,
-                        check=False).stdout.split()
+    new = tracked("--others", "--exclude-standard")
     if new:
         warn(f"{what} packs the kit's tracked files; these new ones are not tracked and NOT in it (`git add` them):\n"
              + "\n".join("  " + f for f in new[:20]))
-    files = toolchain.run([*git, "ls-files", "-z"], "git ls-files", need, timeout=60).stdout.split("\0")
     entries = []
-    for f in sorted(f for f in files if f and not f.startswith(EXCLUDED)):
+    for f in sorted(f for f in tracked() if not f.startswith(EXCLUDED)):
         path = paths.ROOT / f
         try:
             st = path.lstat()

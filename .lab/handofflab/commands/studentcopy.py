@@ -41,9 +41,9 @@ def in_copy(command: str, sub: str | None) -> bool:
 def tracked(*which: str) -> list[str]:
     """The kit's files git tracks (or, with "--others", the new ones it does not yet)."""
     proc = toolchain.run(["git", "-C", str(paths.ROOT), "ls-files", *which], "git ls-files",
-                         "`./lab release` copies the kit's tracked files: run it in a git clone of the kit",
+                         "a release and the exports copy the kit's tracked files: run them in a git clone of the kit",
                          timeout=60, check=False)
     if proc.returncode != 0:
-        raise LabError("`./lab release` copies the kit's tracked files, and this is no git checkout",
+        raise LabError("a release and the exports copy the kit's tracked files, and this is no git checkout",
                        "run it in a clone of the kit")
     return proc.stdout.split()
