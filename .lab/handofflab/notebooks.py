@@ -4,7 +4,6 @@ notebooks/) with a real Jupyter kernel, and renders each to markdown for the boo
 from __future__ import annotations
 
 import atexit
-import hashlib
 import json
 import os
 import re
@@ -196,15 +195,7 @@ LAB_SETTINGS = {"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"
 def jupyterlab() -> Path:
     """`jupyter-lab` in .venv, installed from its own lock on first use (the rest of the kit does without it)."""
     bin_dir = Path(sys.executable).parent
-    stamp = Path(sys.prefix) / ".lab-jupyterlab-installed"
-    want = hashlib.sha256(JUPYTERLAB_LOCK.read_bytes()).hexdigest()[:16]
-    if not (bin_dir / "jupyter-lab").exists() or not stamp.exists() or stamp.read_text() != want:
-        with step(f"Installing JupyterLab into .venv (pinned in {JUPYTERLAB_LOCK.name}, from PyPI) ..."):
-            toolchain.run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r",
-                           str(JUPYTERLAB_LOCK)], "pip install (JupyterLab)",
-                          f"check the network to PyPI, then again; or by hand: .venv/bin/pip install -r {JUPYTERLAB_LOCK.name}",
-                          timeout=1800)
-        stamp.write_text(want)
+    toolchain.pip_lock(JUPYTERLAB_LOCK, "JupyterLab", bin_dir / "jupyter-lab")
     settings = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps(LAB_SETTINGS, indent=2))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import re
 import shutil
@@ -345,6 +346,35 @@ def jdk21() -> Path | None:
 def server_java() -> str:
     """The JVM the servers run on: a JDK 21+ where there is one (for VirtualThreads), else `java`."""
     return str(jdk21() or os.environ.get("HANDOFFLAB_JAVA") or "java")  # jdk21() vets HANDOFFLAB_JAVA
+
+
+BROWSER_LOCK = paths.ROOT / "requirements-browser.lock"
+
+
+def pip_lock(lock: Path, what: str, installed: Path) -> None:
+    """The packages a lock file pins, installed into .venv on first use (and again when the lock changes): what only
+    some commands need stays out of the kit's first install. `installed` is a file the install makes."""
+    stamp = Path(sys.prefix) / f".lab-{lock.stem}-installed"
+    want = hashlib.sha256(lock.read_bytes()).hexdigest()[:16]
+    done = lambda: installed.exists() and stamp.exists() and stamp.read_text() == want  # noqa: E731
+    if done():
+        return
+    with _one_installer(lock.stem):
+        if done():  # installed by the process that held the lock
+            return
+        with step(f"Installing {what} into .venv (pinned in {lock.name}, from PyPI) ..."):
+            run([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(lock)],
+                f"pip install ({what})",
+                f"check the network to PyPI, then again; or by hand: .venv/bin/pip install -r {lock.name}", timeout=1800)
+        stamp.write_text(want)
+
+
+def playwright():
+    """Playwright's Python package, which drives Debian's Chromium in the book's browser tests (it downloads no
+    browser of its own); installed from requirements-browser.lock on first use."""
+    pip_lock(BROWSER_LOCK, "playwright", Path(sys.executable).parent / "playwright")
+    import playwright.sync_api
+    return playwright.sync_api
 
 
 def chromium() -> Path | None:
