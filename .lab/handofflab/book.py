@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlparse
 
 from handofflab import catalog as catalog_mod, javacheck, notebooks, paths, specs, toolchain, tracecheck
 from handofflab.console import LabError, ok, step
+from handofflab.swimlanes import Swimlane
 
 BUILD = paths.BOOK / "build"
 KATEX_DIR = paths.BOOK / "src" / "katex"
@@ -47,15 +48,63 @@ def generate(refresh: bool = False) -> None:
     for f in included("trace"):  # only the runs the chapters draw: each variant's ten runs take seconds
         if refresh or not (tracecheck.OUT / f).exists():
             tracecheck.check(f.split(".")[0], show_traces=False)
+    check_pins()
     for src, dst in ((specs.OUT, "specs"), (javacheck.OUT, "java"), (tracecheck.OUT, "trace")):
         target = paths.GENERATED / dst
         target.mkdir(parents=True, exist_ok=True)
         for f in src.glob("*.md"):
-            shutil.copyfile(f, target / f.name)
+            trace = f.with_suffix(".json")  # a counterexample: drawn with its stepper, from the trace it was saved as
+            if trace.exists():
+                (target / f.name).write_text(Swimlane.from_json(trace.read_text()).stepper_markdown())
+            else:
+                shutil.copyfile(f, target / f.name)
     (paths.GENERATED / "recorded").mkdir(parents=True, exist_ok=True)
     for f in RECORDED.glob("*.json"):
-        lane = javacheck.Swimlane.from_json(f.read_text())
-        (paths.GENERATED / "recorded" / f"{f.stem}.md").write_text(lane.markdown())
+        if f.stem.endswith(".tlc"):
+            continue  # a pin: the chapters draw TLC's fresh trace, which check_pins held to it
+        lane = Swimlane.from_json(f.read_text())
+        (paths.GENERATED / "recorded" / f"{f.stem}.md").write_text(lane.stepper_markdown())
+
+
+def pin(name: str) -> Path:
+    """TLC's trace of `name` as drawn now, pinned for the book (book/recorded/NAME.tlc.json): the prose beside it
+    is written against this trace, and every build checks that TLC still draws it."""
+    fresh = specs.OUT / f"{name}.json"
+    if not fresh.exists():
+        specs.check(name, show_traces=False)
+    if not fresh.exists():
+        raise LabError(f"TLC drew no counterexample of {name}", "pin a buggy variant of specs/catalog.toml that TLC catches")
+    out = RECORDED / f"{name}.tlc.json"
+    out.write_text(fresh.read_text())
+    return out
+
+
+def check_pins() -> None:
+    """Every TLC trace a chapter draws is pinned in book/recorded/, and TLC still draws exactly it: the same steps
+    by the same threads, the same states, the same loop (TLC is deterministic here: one worker, one fingerprint
+    polynomial). A spec that changed its counterexample stops the build until the trace is pinned again and the
+    prose beside it read again, so no sentence goes on describing a trace that is gone."""
+    for name in (f[:-3] for f in included("specs") if f != "summary.md"):
+        pinned_file = RECORDED / f"{name}.tlc.json"
+        fix = (f"if the spec changed on purpose, pin TLC's new trace with `./lab check specs {name} --pin`, then read "
+               f"again every sentence of book/src/ beside it (and its <!-- {'specs/' + name} … --> claims)")
+        if not pinned_file.exists():
+            raise LabError(f"the book draws TLC's trace of {name}, which is not pinned in book/recorded/", fix)
+        pinned = Swimlane.from_json(pinned_file.read_text())
+        drawn = Swimlane.from_json((specs.OUT / f"{name}.json").read_text())
+        if pinned != drawn:
+            raise LabError(f"{paths.shown(pinned_file)} is no longer what TLC draws: {_first_difference(pinned, drawn)}", fix)
+
+
+def _first_difference(pinned: Swimlane, drawn: Swimlane) -> str:
+    for i, (a, b) in enumerate(zip(pinned.steps, drawn.steps), 1):
+        if a != b:
+            return f"row {i} was {a.thread}: {a.action} ({', '.join(a.changes)}), TLC now draws {b.thread}: {b.action} " \
+                   f"({', '.join(b.changes)})"
+    if len(pinned.steps) != len(drawn.steps):
+        return f"{len(pinned.steps)} rows pinned, TLC now draws {len(drawn.steps)}"
+    return next(f"its {k} was {getattr(pinned, k)!r}, now {getattr(drawn, k)!r}" for k in pinned.__dataclass_fields__
+                if getattr(pinned, k) != getattr(drawn, k))
 
 
 def _java_counterexample(cat, name: str, checker: str) -> None:
@@ -77,7 +126,7 @@ def _java_counterexample(cat, name: str, checker: str) -> None:
 FRONT_DOOR = re.compile(r"<!-- counterexample: (\w+) [^\n]*-->\n(.*?)\n<!-- end of the counterexample -->", re.S)
 
 
-def check_front_door(readme: Path = paths.ROOT / "README.md", drawn: Path = paths.GENERATED / "specs") -> None:
+def check_front_door(readme: Path = paths.ROOT / "README.md", drawn: Path = specs.OUT) -> None:
     """README shows what TLC draws now, not a table pasted once: the build fails when they differ."""
     found = FRONT_DOOR.search(readme.read_text())
     if found is None:
@@ -93,9 +142,71 @@ def check_front_door(readme: Path = paths.ROOT / "README.md", drawn: Path = path
                        f"put {paths.shown(lane)} between its markers, and check the sentence below it")
 
 
+# A sentence's claim about what stands beside it, as a comment after the sentence, checked at every build: the rows
+# of a drawn trace (`<!-- specs/IfBuffer row 6: "items[0] = 1", "waitSet = {}" -->`, `row end`, `lane=w2` for the
+# thread that took the step), the order in which rows show things (`<!-- java/X.lincheck order: "put(2)", "waiters =
+# 1" -->`: a checker whose row numbers may move), or the text of an included page (`<!-- notebooks/bench: "1.26" -->`).
+CLAIM = re.compile(r"<!-- ((?:specs|java|trace|recorded|notebooks)/[\w.]+)(?: row (\d+|end)| (order))?: (.+?) -->",
+                   re.S)
+QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"|lane=([\w-]+)')
+
+
+def check_claims(src: Path = paths.BOOK / "src", generated: Path = paths.GENERATED) -> list[str]:
+    """Every claim a chapter makes about a drawn trace or an included table, held to what the build draws now: the
+    prose cannot tell of a row, a thread or a figure its page does not show (issue 86 read a sentence of two workers
+    woken together above a trace in which one waited and the other came in fresh)."""
+    wrong = []
+    for chapter in sorted(src.glob("*.md")):
+        text = chapter.read_text()
+        for m in CLAIM.finditer(text):
+            target, row, order, wants = m[1], m[2], m[3], QUOTED.findall(m[4])
+            where = f"{chapter.name}:{text.count(chr(10), 0, m.start()) + 1}"
+            page = generated / f"{target}.md"
+            if not wants:
+                wrong.append(f'{where}: the claim about {target} quotes nothing (write "text" or lane=THREAD)')
+                continue
+            if not page.exists():
+                wrong.append(f"{where}: {target} is not drawn (no {paths.shown(page)})")
+                continue
+            drawn = page.read_text()
+            if order:
+                rows, at = re.findall(r"^\| (?:\d+|end)(?: ↻)? \|.*$", drawn, re.M), 0
+                for quote, _ in wants:
+                    found = next((i for i in range(at, len(rows)) if quote in rows[i]), None)
+                    if found is None:
+                        wrong.append(f'{where}: {target} shows no "{quote}" after the rows before it in the claim')
+                        break
+                    at = found + 1
+                continue
+            line, cells, lanes = drawn, [], []
+            if row:
+                lines = re.findall(rf"^\| {row}(?: ↻)? \|.*$", drawn, re.M)
+                header = re.search(r"^\| # \|(.*)\|$", drawn, re.M)
+                if not lines or not header:
+                    wrong.append(f"{where}: {target} has no row {row}")
+                    continue
+                line = lines[0]
+                lanes = [c.strip() for c in header[1].split("|")]
+                cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[2:-1]]
+            for quote, lane in wants:
+                if lane:
+                    at = lanes.index(lane) if lane in lanes else None
+                    if at is None or not cells[at]:
+                        wrong.append(f"{where}: row {row} of {target} is not {lane}'s step: {line}")
+                elif quote.replace('\\"', '"') not in line:
+                    wrong.append(f"{where}: {target}{f' row {row}' if row else ''} does not show \"{quote}\""
+                                 + (f": {line}" if row else ""))
+    return wrong
+
+
 def build(refresh: bool = False) -> Path:
     generate(refresh)
     check_front_door()
+    wrong = check_claims()
+    if wrong:
+        raise LabError("the chapters say what their traces and tables do not show:\n" + "\n".join(wrong),
+                       "read the trace or table as the build draws it now, then mend the sentence and its "
+                       "<!-- … --> claim (book/src/)")
     toolchain.mdbook_katex()  # the preprocessor book.toml names: installed before mdbook runs it
     dist = toolchain.katex_assets()
     if KATEX_DIR.exists():

@@ -35,6 +35,9 @@ class Step:
     thread: str | None      # the lane; None for a step of no thread (e.g. "all served")
     action: str             # what the thread did: an action, an operation, a source line
     changes: list[str] = field(default_factory=list)  # shared state after the step
+    # the whole state after the step, variable -> value as shown, or for a function or record, key -> value (TLC's
+    # traces have it); empty where the checker saw only what changed, and the book's stepper folds `changes` instead
+    state: dict[str, str | dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -47,6 +50,7 @@ class Swimlane:
     ending: dict[str, str] = field(default_factory=dict)  # where each thread is stuck or ends
     note: str = ""
     loop_from: int = 0      # a lasso's cycle starts at this row (1-based) and repeats for ever; 0: no cycle drawn
+    initial: dict[str, str | dict[str, str]] = field(default_factory=dict)  # the state before row 1, where given
 
     # -- persistence -------------------------------------------------------
     def to_json(self) -> str:
@@ -90,6 +94,42 @@ class Swimlane:
             text += f"\n{self.note}\n"
         return text
 
+    def frames(self) -> dict:
+        """The trace as the book's stepper reads it: for each row, the whole state after it as far as the checker
+        saw it, what the row changed, and where each thread is. TLC gives every state whole; for the others the
+        state is the writes so far (a `x = v` change sets x; any other note stands under its own text)."""
+        state = dict(self.initial)
+        at = {t: "not started" for t in self.threads}
+        frames = []
+        for i, s in enumerate(self.steps, 1):
+            before = dict(state)
+            if s.state:
+                state = dict(s.state)
+            else:
+                for c in s.changes:
+                    name, eq, value = c.partition(" = ")
+                    state[name if eq else c] = value if eq else ""
+            if s.thread is not None:
+                at[s.thread] = s.action
+            changed = _changed(before, state)
+            if not s.state:  # a write of the value already there is still the step's write
+                changed += [k for k in (c.partition(" = ")[0] for c in s.changes) if k not in changed]
+            frames.append({"row": i, "thread": s.thread, "action": s.action, "state": dict(state), "changed": changed,
+                           "writes": s.changes, "at": dict(at)})
+        return {"title": self.title, "checker": self.checker, "verdict": self.verdict, "threads": self.threads,
+                "initial": self.initial, "steps": frames, "ending": self.ending, "loop_from": self.loop_from}
+
+    def stepper_markdown(self) -> str:
+        """The markdown table inside the book's stepper: the table stays the view (and is all a reader without
+        JavaScript gets); book/theme/stepper.js reads the frames beside it to move a cursor over its rows and show the
+        whole state at each. The frames are inline JSON, so a page opened from file:// needs no fetch; every
+        character mdBook's preprocessors or HTML could read (`$` is math to KaTeX) is escaped."""
+        data = json.dumps(self.frames(), ensure_ascii=True, separators=(",", ":"))
+        for ch in "$<>&`":
+            data = data.replace(ch, f"\\u{ord(ch):04x}")
+        return (f'<div class="stepper" data-stepper>\n\n{self.markdown()}\n'
+                f'<script type="application/json" class="stepper-data">{data}</script>\n\n</div>\n')
+
     def show(self) -> None:
         table = Table(title=f"{self.title} — {self.checker}: {self.verdict}", show_lines=False, expand=False)
         table.add_column("#", justify="right")
@@ -104,3 +144,16 @@ class Swimlane:
         console.print(table)
         if self.note:
             console.print(escape(self.note))
+
+
+def _changed(before: dict, now: dict) -> list[str]:
+    """What differs between two whole states, named as the rows name it: `slot[1]` for one entry of a function
+    whose keys stayed, the variable's name otherwise."""
+    out = []
+    for var, value in now.items():
+        old = before.get(var)
+        if isinstance(old, dict) and isinstance(value, dict) and old.keys() == value.keys():
+            out += [f"{var}[{k}]" for k in value if old[k] != value[k]]
+        elif old != value:
+            out.append(var)
+    return out

@@ -278,7 +278,7 @@ def _error_trace_swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
                    for path, val in tla_values.diff(var, old.get(var), new[var])]
         lane = movers[0] if len(movers) == 1 else None if movers else _looped(pcs, old.get("pc", {}), action, changes)
         label = f"{action} ▸ {_bare(new['pc'][lane])}" if lane else action
-        steps.append(Step(_bare(lane) if lane else None, label, changes))
+        steps.append(Step(_bare(lane) if lane else None, label, changes, _whole(new)))
     ending = {}
     if verdict == "deadlock":
         last = {t: _bare(at) for t, at in states[-1][1].get("pc", {}).items()}
@@ -290,7 +290,15 @@ def _error_trace_swimlane(variant: Checked, verdict: str, messages) -> Swimlane:
             f"the state before row {loop_from} (TLC: back to state {loop_to})." if loop_from else
             f"The behaviour then loops back to state {loop_to} for ever." if loop_to else
             "Then nothing ever happens again (TLC: stuttering): no thread takes another step." if stutters else "")
-    return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note, loop_from)
+    return Swimlane(f"{variant.name} under TLC", "tlc", verdict, threads, steps, ending, note, loop_from,
+                    _whole(states[0][1]))
+
+
+def _whole(variables: dict) -> dict:
+    """A state as the book's stepper shows it whole: every variable but `pc` (the lanes show where each thread is), a
+    function or record key by key, named as the rows name its entries (`slot[1]`)."""
+    return {var: {str(k): tla_values.show(x) for k, x in value.items()} if isinstance(value, dict)
+            else tla_values.show(value) for var, value in variables.items() if var != "pc"}
 
 
 def _looped(pcs: list, pc: dict, action: str, changes: list[str]):

@@ -224,20 +224,42 @@ def test_the_books_checker_tables_say_what_the_catalog_claims():
     assert claimed <= {name for name, has in seen if has}, "a jcstress claim the book's tables do not show"
 
 
-def test_the_shared_buffer_chapters_account_of_ifbuffer_is_the_trace_it_stands_above():
-    """Prose that names rows of a drawn trace holds to them (issue 86 found the IfBuffer sentence telling of two
-    workers woken together above a trace where one waited and the other came in fresh): each row the chapter cites
-    shows what the sentence says it does, in TLC's trace as drawn now."""
-    from handofflab import specs
-    if not (specs.OUT / "IfBuffer.md").exists():
-        specs.check("IfBuffer", show_traces=False)
-    rows = {int(m[1]): m[0] for m in re.finditer(r"^\| (\d+) \|.*$", (specs.OUT / "IfBuffer.md").read_text(), re.M)}
-    text = (paths.BOOK / "src" / "shared-buffer.md").read_text()
-    assert "waits (row 3)" in text and "(row 6)" in text and "(rows 7–9)" in text and "(rows 10–11)" in text
-    assert "| `CheckEmpty ▸ WakeTake` |" in rows[3] and "waitSet = {w1}" in rows[3]  # w1 waits
-    assert "items[0] = 1" in rows[6] and "waitSet = {}" in rows[6]  # the put, whose notifyAll empties the wait set
-    assert all(re.match(r"\| \d+ \|  \|  \| `", rows[r]) for r in (7, 8, 9)) and "taken[1] = 1" in rows[9]  # w2 fresh
-    assert all(re.match(r"\| \d+ \|  \| `", rows[r]) for r in (10, 11)) and "taken[Null] = 1, count = -1" in rows[11]
+def test_every_claim_the_chapters_make_about_a_trace_or_table_holds_and_a_false_one_fails(tmp_path):
+    """Prose that names rows of a drawn trace, the thread of a step, or a figure of an included table says so in a
+    claim beside the sentence, and the build holds each to what it draws now (issue 86 found the IfBuffer sentence
+    telling of two workers woken together above a trace where one waited and the other came in fresh). The kit's own
+    claims hold; a claim of a thread that did not take the step, of a row the trace lacks, of a value or a figure not
+    shown, each fails with the chapter's line."""
+    from handofflab.swimlanes import Step, Swimlane
+    book.generate()
+    assert book.check_claims() == []
+    assert len(book.CLAIM.findall("\n".join(p.read_text() for p in (paths.BOOK / "src").glob("*.md")))) >= 12
+    src, gen = tmp_path / "src", tmp_path / "generated"
+    (gen / "specs").mkdir(parents=True)
+    (gen / "notebooks").mkdir()
+    (gen / "specs" / "X.md").write_text(Swimlane("X under TLC", "tlc", "deadlock", ["a1", "w1"], [
+        Step("w1", "CheckEmpty ▸ WakeTake", ["waitSet = {w1}"]), Step("a1", "Put ▸ Accept", ["count = 1"])],
+        ending={"a1": "stuck: WakePut", "w1": "stuck: WakeTake"}).stepper_markdown())
+    (gen / "notebooks" / "bench.md").write_text("| FastBuffer | 1.26 |\n")
+    src.mkdir()
+    good = ('w1 waits first. <!-- specs/X row 1: lane=w1, "waitSet = {w1}" --> <!-- specs/X row end: "stuck: WakePut" -->'
+            '\n1.26 times. <!-- notebooks/bench: "1.26" -->\n')
+    (src / "ok.md").write_text(good)
+    assert book.check_claims(src, gen) == []
+    (src / "bad.md").write_text('intro\nw2 waits. <!-- specs/X row 1: lane=a1 --> <!-- specs/X row 9: "x" -->\n'
+                                '<!-- specs/X row 2: "count = 2" --> <!-- notebooks/bench: "2.3" --> <!-- specs/Y: "z" -->\n')
+    wrong = book.check_claims(src, gen)
+    assert len(wrong) == 5 and all(w.startswith("bad.md:") for w in wrong), wrong
+    assert "bad.md:2: row 1 of specs/X is not a1's step" in wrong[0] and "has no row 9" in wrong[1]
+    assert 'does not show "count = 2"' in wrong[2] and 'notebooks/bench does not show "2.3"' in wrong[3]
+    assert "specs/Y is not drawn" in wrong[4]
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(book, "check_claims", lambda: wrong)
+    try:
+        with pytest.raises(LabError, match="the chapters say what their traces and tables do not show"):
+            book.build()
+    finally:
+        monkey.undo()
 
 
 def _exercise_commands() -> list[tuple[str, str]]:
@@ -267,3 +289,53 @@ def test_every_included_notebook_says_how_to_open_it():
         for m in re.finditer(r"^\{\{#include generated/notebooks/(\w+)\.md\}\}", text, re.M):
             before = text[:m.start()].rstrip().rsplit("\n\n", 1)[-1]
             assert f"`./lab notebooks open {m[1]}`" in before, (page.name, m[1])
+
+
+def test_the_fast_chapters_measured_table_is_the_shipped_reference_run():
+    """fast.md's Measured table says it is the notebook's shipped reference: each of its figures (items per µs to three
+    digits, the ratio to ArrayBlockingQueue to two decimals) is that CSV's, so the prose around it cannot quote a run
+    the page does not show (issue 86 found the chapter's opening quoting ratios its own table did not have)."""
+    import csv
+    ref = {(r["impl"], int(r["workers"])): r
+           for r in csv.DictReader((paths.NOTEBOOKS / "reference" / "handoffs" / "results.csv").open())}
+    text = (paths.BOOK / "src" / "fast.md").read_text()
+    table = text.split("## Measured", 1)[1]
+    rows = re.findall(r"^\| [^|]*?`(\w+)`[^|]* \| (.+) \|$", table.split("\n\n| ", 1)[0] + "\n" + table, re.M)
+    rows = [(name, cells) for name, cells in rows if "[×" in cells]
+    assert len(rows) >= 7
+    for name, cells in rows:
+        for workers, cell in zip((1, 2, 4), cells.split(" | ")):
+            figure, ratio = re.fullmatch(r"([\d.]+) \[×([\d.]+)\]", cell.strip()).groups()
+            r = ref[(name, workers)]
+            assert figure == f"{float(r['items_per_us']):#.3g}" and ratio == f"{float(r['ratio_to_abq']):.2f}", \
+                (name, workers, cell, r["items_per_us"], r["ratio_to_abq"])
+    opening = text.split("## Step 1", 1)[0]
+    pht = [f"{float(ref[('ParallelHashTable', w)]['ratio_to_abq']):.2f}" for w in (1, 4)]
+    ring = [f"{float(ref[('FastBuffer', w)]['ratio_to_abq']):.2f}" for w in (1, 2, 4)]
+    assert f"moved {pht[0]} items" in opening and f"and {pht[1]} with four" in opening, pht
+    assert f"moved {ring[0]}, {ring[1]} and {ring[2]} times" in opening, ring
+
+
+def test_a_pinned_trace_that_tlc_no_longer_draws_stops_the_build(tmp_path, monkeypatch):
+    """Every TLC trace a chapter draws is pinned (book/recorded/NAME.tlc.json) and each build holds TLC's fresh trace
+    to it; a pin that differs from TLC's trace by one step, or a trace with no pin, stops the build and says how to pin
+    again (issue 86: the chapter's NonPrimePht lasso was not the one TLC drew, so a reader could not compare rows)."""
+    import json
+    from handofflab import specs
+    book.generate()
+    book.check_pins()  # the kit's pins are what TLC draws now
+    drawn = [f[:-3] for f in book.included("specs") if f != "summary.md"]
+    assert sorted(p.name for p in book.RECORDED.glob("*.tlc.json")) == sorted(f"{n}.tlc.json" for n in drawn)
+    pins = tmp_path / "recorded"
+    shutil.copytree(book.RECORDED, pins)
+    monkeypatch.setattr(book, "RECORDED", pins)
+    pin = json.loads((pins / "IfBuffer.tlc.json").read_text())
+    pin["steps"][5]["action"] = "Put ▸ Elsewhere"
+    (pins / "IfBuffer.tlc.json").write_text(json.dumps(pin))
+    with pytest.raises(LabError, match=r"IfBuffer.tlc.json is no longer what TLC draws: row 6 was a1: Put ▸ Elsewhere") as e:
+        book.check_pins()
+    assert "./lab check specs IfBuffer --pin" in e.value.fix
+    (pins / "IfBuffer.tlc.json").unlink()
+    with pytest.raises(LabError, match="the book draws TLC's trace of IfBuffer, which is not pinned"):
+        book.check_pins()
+    assert (specs.OUT / "IfBuffer.json").exists()

@@ -106,7 +106,9 @@ def check_rubric(lab, record):
 @click.option("--file", "spec_file", type=click.Path(path_type=Path),
               help="instead: TLC on this .tla (a copy an exercise asks for, your lab's spec), with --cfg or its .cfg")
 @click.option("--cfg", "cfg_file", type=click.Path(path_type=Path), help="with --file: the model's .cfg")
-def check_specs(name, tier, quiet, translate, spec_file, cfg_file):
+@click.option("--pin", is_flag=True, help="keep TLC's trace of NAME for the book (book/recorded/NAME.tlc.json), which "
+              "every build checks TLC still draws")
+def check_specs(name, tier, quiet, translate, spec_file, cfg_file, pin):
     """Run TLC on every model in specs/catalog.toml (or NAME) and compare with the catalog.
 
     Checks first that each spec's TLA+ translation matches its PlusCal. With --file, TLC on any spec
@@ -125,6 +127,13 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file):
     if cfg_file:
         raise LabError("--cfg goes with --file", "./lab check specs --file MySpec.tla --cfg MySpec.cfg")
     specs.translations(fix=translate)
+    if pin:
+        if not name:
+            raise LabError("--pin needs the variant whose trace the book draws", "./lab check specs IfBuffer --pin")
+        from handofflab import book, paths
+        specs.check(name, tier, show_traces=not quiet)
+        console.print(f"pinned: {paths.shown(book.pin(name))} (read again the sentences of book/src/ beside it)")
+        return
     outcomes = specs.check(name, tier, show_traces=not quiet)
     if not all(o.matches for o in outcomes):
         sys.exit(1)
