@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from handofflab import catalog as catalog_mod, javacheck, notebooks, paths, specs, toolchain, tracecheck
-from handofflab.console import LabError, ok, step
+from handofflab.console import LabError, info, ok, progress, step, warn
 from handofflab.swimlanes import Swimlane
 
 BUILD = paths.BOOK / "build"
@@ -243,6 +243,11 @@ def compile_book(book: Path) -> Path:
         raise LabError("the book includes anchors that do not exist (mdBook would include nothing):\n"
                        + "\n".join(missing), "add the ANCHOR/ANCHOR_END comments to the file, or fix the name")
     out = book / "build"
+    # mdBook's toc.html (the sidebar's frame when JavaScript is off) has no <title>: a reader's screen reader names
+    # the frame by it (axe-core: document-title)
+    toc = out / "toc.html"
+    if toc.exists() and "<title>" not in toc.read_text():
+        toc.write_text(toc.read_text().replace("<head>", "<head>\n        <title>Contents</title>", 1))
     broken = check_links(out)
     if broken:
         raise LabError("the book has broken links:\n" + "\n".join(broken[:30]),
@@ -360,6 +365,72 @@ def screenshots(pages=SCREENSHOT_PAGES) -> list[Shot]:
         raise LabError("pages do not render as a reader should see them:\n" + "\n".join(bad),
                        "open the screenshots in results/book/screenshots/ and fix the chapter")
     return shots
+
+
+A11Y_IMPACTS = ("serious", "critical")  # what fails the check; minor and moderate ones are listed, not failed
+
+
+@dataclass
+class A11yFinding:
+    page: str
+    rule: str
+    impact: str
+    help: str
+    targets: list[str]
+
+    def __str__(self) -> str:
+        return f"{self.page}: {self.impact} {self.rule} ({self.help}) at {', '.join(self.targets[:3])}"
+
+
+def accessibility(pages: list[str] | None = None, stepped: bool = True) -> list[A11yFinding]:
+    """axe-core (npm) run in headless Chromium on every page of the built book, as course sites check theirs (WCAG 2.1
+    A and AA rules): each page from file://, after its scripts ran, so the steppers are checked as a reader meets them
+    (and, with `stepped`, with a stepper moved to its second row, its panel filled and its highlight shown). Returns
+    every violation, of every impact."""
+    chrome = toolchain.chromium()
+    if chrome is None:
+        raise LabError("no Chromium to check the book's accessibility with", "sudo apt-get install chromium")
+    sync_api = toolchain.playwright()
+    axe = toolchain.axe_core().read_text()
+    if not (BUILD / "index.html").exists():
+        build()
+    names = pages or sorted(p.name for p in BUILD.glob("*.html") if p.name not in ("404.html", "print.html"))
+    findings: list[A11yFinding] = []
+    with sync_api.sync_playwright() as pw, progress() as bar:
+        browser = pw.chromium.launch(executable_path=str(chrome), args=["--no-sandbox", "--disable-gpu"])
+        task = bar.add_task("axe-core on the book's pages", total=len(names))
+        try:
+            page = browser.new_page(viewport={"width": 1300, "height": 900})
+            for name in names:
+                bar.update(task, description=f"axe-core {name}")
+                page.goto((BUILD / name).as_uri())
+                if stepped and page.locator("div.stepper table").count():
+                    page.locator("div.stepper table").first.focus()
+                    page.keyboard.press("ArrowDown")
+                    page.keyboard.press("ArrowDown")
+                page.add_script_tag(content=axe)
+                result = page.evaluate("""() => axe.run(document, {runOnly: {type: 'tag',
+                    values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}, resultTypes: ['violations']})""")
+                for v in result["violations"]:
+                    findings.append(A11yFinding(name, v["id"], v.get("impact") or "", v["help"],
+                                                [" ".join(map(str, n["target"])) for n in v["nodes"]]))
+                bar.advance(task)
+        finally:
+            browser.close()
+    return findings
+
+
+def check_accessibility() -> None:
+    """`./lab book accessibility`: every violation listed; the check fails on a serious or critical one."""
+    findings = accessibility()
+    for f in findings:
+        (warn if f.impact in A11Y_IMPACTS else info)(str(f))
+    bad = [f for f in findings if f.impact in A11Y_IMPACTS]
+    if bad:
+        raise LabError(f"axe-core found {len(bad)} serious or critical accessibility violations in the book",
+                       "fix the pages and rules named above (book/src/, book/theme/); axe's help for a rule: "
+                       "https://dequeuniversity.com/rules/axe/4.14/RULE")
+    ok(f"axe-core: no serious or critical violation on any page of the book ({len(findings)} of lesser impact)")
 
 
 def serve(port: int = 3000) -> None:

@@ -21,6 +21,7 @@ from handofflab import paths
 from handofflab.console import LabError, step
 
 MDBOOK_KATEX = "0.10.0"   # crates.io; renders math at build time (no CDN)
+AXE_NPM = "4.14.1"        # npm; axe-core, the accessibility engine the book's pages are checked with
 KATEX_NPM = "0.16.4"      # npm; the CSS and fonts mdbook-katex's HTML needs
 TLA_DIR = paths.TOOLS / "tla"
 CARGO_ROOT = paths.TOOLS / "cargo"
@@ -258,6 +259,24 @@ def katex_assets() -> Path:
                 run(["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", "--no-save",
                      f"katex@{KATEX_NPM}"], "fetching KaTeX", "check that the npm registry is reachable")
     return dist
+
+
+def axe_core() -> Path:
+    """axe-core's browser script from npm (axe.min.js), which the book's accessibility check injects into each page.
+    Its own prefix: an `npm install --no-save` prunes what it did not install itself (KaTeX's files, here)."""
+    prefix = paths.TOOLS / "npm-axe-core"
+    script = prefix / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.exists():
+        if not shutil.which("npm"):
+            raise LabError("npm is needed once, to fetch axe-core for the book's accessibility check",
+                           "sudo apt-get install npm")
+        with _one_installer("axe-core"):
+            if script.exists():
+                return script
+            with step(f"Fetching axe-core@{AXE_NPM} from npm"):
+                run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save",
+                     f"axe-core@{AXE_NPM}"], "fetching axe-core", "check that the npm registry is reachable")
+    return script
 
 
 def toxiproxy_server() -> Path:

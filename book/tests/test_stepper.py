@@ -110,3 +110,25 @@ def test_a_reader_steps_through_a_lasso_with_the_keyboard_from_file(tmp_path):
             assert plain.locator("table tbody tr").count() == last and plain.locator(".stepper-panel").count() == 0
         finally:
             browser.close()
+
+
+@pytest.mark.full("installs playwright and axe-core on first use, then axe-core on each of the book's ~40 pages in "
+                  "Chromium", seconds=90)
+def test_axe_core_finds_no_serious_or_critical_violation_on_any_page_and_would_find_one():
+    """axe-core (npm), as course sites check theirs: every page of the built book, its steppers moved and filled, has
+    no serious or critical WCAG A/AA violation; and the same check, on a page with an unlabelled button and an image
+    without its text, reports them (the check can fail)."""
+    if toolchain.chromium() is None:
+        pytest.skip("no Chromium here (sudo apt-get install chromium)")
+    book.build()
+    findings = book.accessibility()
+    bad = [str(f) for f in findings if f.impact in book.A11Y_IMPACTS]
+    assert not bad, "\n".join(bad)
+    probe = book.BUILD / "zz-a11y-probe.html"
+    probe.write_text('<!DOCTYPE html><html lang="en"><head><title>probe</title></head><body><main>'
+                     '<button></button><img src="store-buffer.svg"></main></body></html>')
+    try:
+        rules = {(f.rule, f.impact) for f in book.accessibility([probe.name])}
+    finally:
+        probe.unlink()
+    assert ("button-name", "critical") in rules and ("image-alt", "critical") in rules, rules

@@ -46,7 +46,7 @@
     const bar = el("div", { class: "stepper-bar", role: "toolbar", "aria-label": "Step through " + data.title,
                             "aria-controls": id + "-panel" });
     const button = (label, title, act) => {
-      const b = el("button", { type: "button", title: title, "aria-label": title }, label);
+      const b = el("button", { type: "button", title: title }, label);  // its name is the text it shows
       b.addEventListener("click", () => { stop(); act(); });
       bar.appendChild(b);
       return b;

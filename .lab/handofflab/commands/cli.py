@@ -189,18 +189,21 @@ def notebooks(name, notebook, port):
 
 
 @cli.command()
-@click.argument("action", type=click.Choice(["build", "serve", "screenshots"]), default="build")
+@click.argument("action", type=click.Choice(["build", "serve", "screenshots", "accessibility"]), default="build")
 @click.option("--refresh", is_flag=True, help="re-run the checkers and notebooks the book includes")
 @click.option("--port", default=3000, show_default=True, help="for serve: the localhost port")
 def book(action, refresh, port):
     """Build the book into book/build/ (offline), serve it on localhost, or look at its pages in
-    headless Chromium (screenshots in results/book/screenshots/, with math, code and plots checked)."""
+    headless Chromium (screenshots in results/book/screenshots/, with math, code and plots checked; accessibility:
+    axe-core on every page, failing on a serious or critical violation)."""
     from handofflab import book as book_mod
     book_mod.build(refresh)
     if action == "serve":
         book_mod.serve(port)
     elif action == "screenshots":
         book_mod.screenshots()
+    elif action == "accessibility":
+        book_mod.check_accessibility()
 
 
 class _ServeCommand(click.Command):
