@@ -8,7 +8,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] tags=["notebook-only"]
 # # The distributed hash table: the paper's numbers, recomputed
 #
 # Malard & Stewart report three tables of numbers: the matrix scatter's barrier
@@ -232,7 +232,7 @@ plt.tight_layout()
 plt.show()
 
 
-# %% [markdown]
+# %% [markdown] tags=["notebook-only"]
 # ## Across a network with latency
 #
 # On loopback a reply costs a thread's wake-up, so the part of the paper's
@@ -244,6 +244,12 @@ plt.show()
 # so when this machine has no complete one the notebook reads the reference run
 # shipped in `notebooks/reference/dht-latency/` (2 quiet cores, `--quick
 # --latency 0,1,5`) and says so.
+
+# %% [markdown]
+# ## The latency study, plotted
+#
+# The runs of `./lab bench dht --latency` that the chapter's section *Across a network with latency* describes: this
+# machine's complete study where there is one, the shipped reference otherwise (the next cell says which).
 
 # %%
 from handofflab import paths

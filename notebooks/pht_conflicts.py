@@ -8,7 +8,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] tags=["notebook-only"]
 # # How often do two workers meet in one PHT slot? (Theorem 3)
 #
 # In the PHT, workers do not queue on one lock: each probes the slots on its own.

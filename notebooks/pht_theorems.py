@@ -8,7 +8,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] tags=["notebook-only"]
 # # The PHT's probe bounds (Theorems 1 and 2), checked three ways
 #
 # Roussev & Wu (JSA 2006, Sec. 5) bound the work of the parallel hash table's two
@@ -105,7 +105,7 @@ plt.tight_layout()
 plt.show()
 
 # %% [markdown]
-# ## The numbers
+# ## The probe counts, in numbers
 #
 # The table shows the puts at a few loads, then every take load. "ratio" is the
 # Java PHT's mean over the exact uniform-hashing mean: double hashing is only an

@@ -8,7 +8,7 @@
 #     name: python3
 # ---
 
-# %% [markdown]
+# %% [markdown] tags=["notebook-only"]
 # # The pipe design's scan: how far does the acceptor look for a free worker?
 #
 # In the pipe design (Roussev & Wu, ICN 2001, Sec. 3 and 4.2) the acceptor keeps a
@@ -125,7 +125,7 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# ## The numbers
+# ## The scan lengths, in numbers
 
 # %%
 table = seen[["free", "alpha", "puts", "mean_probes"]].copy()

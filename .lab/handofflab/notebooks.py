@@ -84,7 +84,10 @@ def execute(source: Path, timeout: int = 600) -> Executed:
     ipynb = BUILD / f"{source.stem}.ipynb"
     nbformat.write(nb, ipynb)
     figures = sum(1 for c in nb.cells for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
-    # Markdown for the book: text outputs fenced (so KaTeX leaves their `$` alone), figures as files.
+    # Markdown for the book: text outputs fenced (so KaTeX leaves their `$` alone), figures as files; without the
+    # cells tagged notebook-only (a title and an introduction that the chapter around the notebook already gives:
+    # issue 86 read Theorems 1-3 stated twice on one page, and headings repeated).
+    nb = nbformat.from_dict({**nb, "cells": [c for c in nb.cells if BOOK_OMITS not in c.metadata.get("tags", [])]})
     body, resources = MarkdownExporter().from_notebook_node(nb)
     target = RENDERED / source.stem
     if target.exists():
@@ -97,6 +100,9 @@ def execute(source: Path, timeout: int = 600) -> Executed:
     markdown = RENDERED / f"{source.stem}.md"
     markdown.write_text(fold_code(_fence_outputs(body)))
     return Executed(source.stem, ipynb, markdown, figures)
+
+
+BOOK_OMITS = "notebook-only"  # a cell's tag (`# %% [markdown] tags=["notebook-only"]`): JupyterLab shows it, the book not
 
 
 def kernel_failure(e: Exception, timeout: int) -> str:
@@ -118,18 +124,27 @@ def _alt_texts(nb, md: str) -> str:
     heading, sentence = "", ""
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                if line.startswith("#"):
-                    heading, sentence = line.lstrip("#").strip(), ""
-                elif line.strip() and not sentence:
-                    sentence = re.split(r"(?<=[.:;])\s", line.strip())[0]
+            for block in re.split(r"\n\s*\n", cell.source):
+                block = " ".join(block.split())
+                if block.startswith("#"):
+                    heading, sentence = block.lstrip("#").strip(), ""
+                elif block and not sentence:
+                    sentence = first_sentence(block)
         for j, out in enumerate(cell.get("outputs", [])):
             if "image/png" in out.get("data", {}):
                 alt = "; ".join(x for x in (heading, sentence) if x) or "a plot of the results above"
-                alt = re.sub(r"[\[\]$`*_]", "", alt)[:200]  # plain words: no markdown, no math
+                alt = re.sub(r"[\[\]$`*_]", "", alt)  # plain words: no markdown, no math
                 md = md.replace("![png](generated/notebooks/", f"![Figure: {alt}](generated/notebooks/", 1) \
                     if f"output_{i}_{j}.png" in md else md
     return md
+
+
+def first_sentence(paragraph: str, most: int = 300) -> str:
+    """A paragraph's first sentence, whole (a paragraph's first *line* once cut captions mid-sentence: "The scatter's
+    does not"): it ends at a full stop, question or exclamation mark before a capital letter, not at "e.g." or "Fig. 3",
+    and a sentence too long for a caption ends at a word, with an ellipsis."""
+    sentence = re.split(r"(?<![Ee]\.g\.)(?<!i\.e\.)(?<!Fig\.)(?<!Sec\.)(?<=[.!?])\s+(?=[A-Z(])", paragraph, maxsplit=1)[0]
+    return sentence if len(sentence) <= most else sentence[:most].rsplit(" ", 1)[0] + " …"
 
 
 def _fence_outputs(md: str) -> str:

@@ -339,3 +339,22 @@ def test_a_pinned_trace_that_tlc_no_longer_draws_stops_the_build(tmp_path, monke
     with pytest.raises(LabError, match="the book draws TLC's trace of IfBuffer, which is not pinned"):
         book.check_pins()
     assert (specs.OUT / "IfBuffer.json").exists()
+
+
+def test_no_page_repeats_a_heading_or_states_a_theorem_twice():
+    """A notebook included in a chapter leaves out what the chapter already says (its cells tagged notebook-only: a
+    title, an introduction that restates the theorems), so no page of the built book has two headings alike or states
+    a theorem twice (issue 86: Theorems 1-3 twice on one page; the DHT chapter's headings repeated), and a figure's
+    caption is whole sentences, not a line cut short."""
+    book.build()
+    for page in sorted(book.BUILD.glob("*.html")):
+        if page.name in ("print.html", "404.html", "toc.html"):
+            continue  # print.html is every chapter on one page, by design
+        html = page.read_text()
+        headings = [re.sub(r"<[^>]+>", "", h).strip() for h in re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", html, re.S)]
+        repeated = {h for h in headings if headings.count(h) > 1}
+        assert not repeated, (page.name, repeated)
+        stated = re.findall(r"<strong>(Theorem \d)[ .(]", html)
+        assert len(stated) == len(set(stated)), (page.name, stated)
+        for alt in re.findall(r'<img src="generated/notebooks/[^"]+" alt="Figure: ([^"]+)"', html):
+            assert alt.rstrip().endswith((".", "?", "!", ":", "…", ")")) or ";" not in alt, (page.name, alt)
