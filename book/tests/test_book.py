@@ -314,6 +314,7 @@ def test_the_fast_chapters_measured_table_is_the_shipped_reference_run():
     ring = [f"{float(ref[('FastBuffer', w)]['ratio_to_abq']):.2f}" for w in (1, 2, 4)]
     assert f"moved {pht[0]} items" in opening and f"and {pht[1]} with four" in opening, pht
     assert f"moved {ring[0]}, {ring[1]} and {ring[2]} times" in opening, ring
+    assert f"{ring[0]}× with one worker and {ring[2]}× with four" in text, ring  # step 2's looks, against this run
 
 
 def test_a_pinned_trace_that_tlc_no_longer_draws_stops_the_build(tmp_path, monkeypatch):
