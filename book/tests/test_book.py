@@ -57,8 +57,10 @@ def test_readmes_counterexample_must_be_what_tlc_draws_now(tmp_path):
 
 
 def test_every_listing_is_included_not_pasted():
+    """The kit's code in a chapter is included from the file that runs; only an exercise's solution, which shows the
+    reader's change and not the kit's code, may write code of its own."""
     for chapter in (paths.BOOK / "src").glob("*.md"):
-        text = chapter.read_text()
+        text = re.sub(r'<details class="solution".*?</details>', "", chapter.read_text(), flags=re.S)
         for block in re.findall(r"```(?:java|tla)\n(.*?)```", text, re.S):
             assert block.strip().startswith("{{#include"), f"{chapter.name} pastes a listing"
 
@@ -262,25 +264,61 @@ def test_every_claim_the_chapters_make_about_a_trace_or_table_holds_and_a_false_
         monkey.undo()
 
 
-def _exercise_commands() -> list[tuple[str, str]]:
-    """(chapter, shell block) for every ```sh block in a chapter's "## Exercises" section."""
+def _exercises() -> list[tuple[str, int, str]]:
+    """(chapter, number, text) for every numbered exercise of a chapter's "## Exercises" section."""
     found = []
     for page in sorted((paths.BOOK / "src").glob("*.md")):
         part = page.read_text().split("## Exercises", 1)
         if len(part) == 2:
-            found += [(page.name, m[1]) for m in re.finditer(r"```sh\n(.*?)```", part[1].split("\n## ", 1)[0], re.S)]
+            section = part[1].split("\n## ", 1)[0].split("\nThe lab", 1)[0]
+            found += [(page.name, int(m[1]), m[2]) for m in
+                      re.finditer(r"^(\d+)\. (.*?)(?=^\d+\. |\Z)", section, re.S | re.M)]
     return found
 
 
-@pytest.mark.full("runs every command an exercise gives (TLC on a copy: a few seconds each)", seconds=20)
-@pytest.mark.parametrize("chapter, commands", _exercise_commands(), ids=lambda x: x if x.endswith(".md") else None)
-def test_every_command_an_exercise_gives_runs_as_written(chapter, commands):
-    """An exercise that says "check a copy" gives the command; run from the kit's root, it ends in a verdict (1 is
-    TLC's finding, 0 its pass: the exercise asks the reader to predict which), never an error."""
+def _exercise_commands() -> list[tuple[str, str]]:
+    """(chapter, shell block) for every ```sh block in a chapter's exercises."""
+    return [(f"{chapter}#{n}", m[1]) for chapter, n, text in _exercises()
+            for m in re.finditer(r"```sh\n(.*?)```", re.sub(r"(?m)^   ", "", text), re.S)]
+
+
+def test_every_exercise_gives_its_command_and_a_folded_solution():
+    """Each exercise of each chapter has the command that starts it, to copy and paste (a ```sh block), and a solution
+    folded under it (`<details class="solution">`; one that answers part of a lab names it, `data-lab`, and a student
+    copy's book leaves it out)."""
+    exercises = _exercises()
+    assert len(exercises) >= 30
+    labs = {p.name for p in paths.LABS.iterdir() if p.is_dir()}
+    for chapter, n, text in exercises:
+        assert "```sh\n" in text, f"{chapter} exercise {n} gives no command"
+        folded = re.findall(r'<details class="solution"(?: data-lab="([\w-]+)")?><summary>Solution</summary>\n(.+?)'
+                            r'</details>', text, re.S)
+        assert len(folded) == 1 and len(folded[0][1].split()) >= 15, f"{chapter} exercise {n}: no solution under it"
+        assert not folded[0][0] or folded[0][0] in labs, (chapter, n, folded[0][0])
+
+
+def test_a_student_copys_book_leaves_out_the_solutions_that_answer_a_lab():
+    from handofflab.commands import copybook
+    page = ('1. Fix it.\n\n   <details class="solution" data-lab="buffer"><summary>Solution</summary>\n\n   use while'
+            '\n\n   </details>\n2. Think.\n\n   <details class="solution"><summary>Solution</summary>\n\n   because'
+            '\n\n   </details>\n')
+    out = copybook.SOLUTION.sub(lambda m: copybook.SOLUTION_NOTE.format(lab=m[1]), page)
+    assert "use while" not in out and "answers part of the lab* buffer" in out and "because" in out
+
+
+@pytest.mark.full("runs every command an exercise gives (TLC on a copy, a check, a quick bench: seconds to a minute each)",
+                  seconds=30)
+@pytest.mark.parametrize("where, commands", _exercise_commands(), ids=lambda x: x if ".md#" in x else None)
+def test_every_command_an_exercise_gives_runs_as_written(where, commands):
+    """An exercise's command, run from the kit's root as written, ends in a verdict or a result: exit 0, or 1 where a
+    checker found what the exercise asks the reader to predict; never an error (2), a traceback or a hang."""
     import subprocess
     run = subprocess.run(["bash", "-c", f"set -e -o pipefail\n{commands}"], cwd=paths.ROOT, capture_output=True,
-                         text=True, timeout=600)
-    assert run.returncode in (0, 1) and "TLC says" in run.stdout, (chapter, commands, run.stdout[-2000:], run.stderr[-2000:])
+                         text=True, timeout=900)
+    out = run.stdout + run.stderr
+    assert run.returncode in (0, 1) and "Traceback" not in out, (where, commands, out[-3000:])
+    if "--file" in commands:
+        assert "TLC says" in run.stdout, (where, out[-2000:])
 
 
 def test_every_included_notebook_says_how_to_open_it():

@@ -16,6 +16,12 @@ NOTE = ("> **Withheld in the student copy.** This listing answers the lab(s) *{l
         "your instructor's full kit has it.\n")
 
 
+# An exercise's solution that answers part of a lab (`<details class="solution" data-lab="buffer">`) is left out of
+# every copy's book, as the labs' answers are; the other solutions stay, folded under their exercises.
+SOLUTION = re.compile(r'<details class="solution" data-lab="([\w-]+)">.*?</details>', re.S)
+SOLUTION_NOTE = "*The solution answers part of the lab* {lab}*: your instructor's full kit has it.*"
+
+
 def build(out: Path, secret: dict[str, str]) -> None:
     """The kit's book, built from a scratch copy of its sources where every include of a secret file,
     and every generated page that quotes one, is a note instead."""
@@ -52,6 +58,7 @@ def build(out: Path, secret: dict[str, str]) -> None:
             # a listing's whole fence goes, so the note reads as text, not as code
             changed = re.sub(r"(?:```[\w-]*\n)?\{\{#include ([^}:]+)(?::[\w-]+)?\}\}(?:\n```)?",
                              lambda m: m.group(0) if withheld(m) == m.group(0) else withheld(m), text)
+            changed = SOLUTION.sub(lambda m: SOLUTION_NOTE.format(lab=m[1]), changed)
             changed = _full_kit_note(changed, page.parent)
             if changed != text:
                 page.write_text(changed)
