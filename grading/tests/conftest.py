@@ -40,15 +40,22 @@ def gradescope_results():
     return _gradescope_results
 
 
+# The labs whose answers a lab's copy needs revealed (graded first): the mutants lab runs the buffer and server
+# answers, the database lab extends the calendar's store. A copy of such a lab alone is refused without them.
+NEEDS_REVEALED = {"mutants": ("buffer", "server"), "database": ("calendar",)}
+
+
 def _make_copy(target: Path, labs: list[str]) -> Path:
     """`./lab release TARGET --lab …` for a test, with the copy's own .tools holding the kit's TLC jar (a copy
     fetches TLC itself on first use; copied, not linked: a kit under /tmp, as a CI clone may be, is out of a
-    grading jail's sight, which empties /tmp but for the copy itself)."""
+    grading jail's sight, which empties /tmp but for the copy itself). The labs these need graded first are
+    revealed, as an instructor releases them."""
     import shutil
 
     from handofflab import toolchain
     from handofflab.commands import release
-    release.release(target, labs)
+    reveal = sorted({o for lab in labs for o in NEEDS_REVEALED.get(lab, ())} - set(labs))
+    release.release(target, labs, reveal=tuple(reveal))
     (target / ".tools" / "tla").mkdir(parents=True)
     jar = toolchain.tlc_jar()
     shutil.copyfile(jar, target / ".tools" / "tla" / jar.name)

@@ -177,7 +177,9 @@ def test_a_shipped_class_that_passes_a_lab_stops_the_copy(tmp_path):
     (folder / "KitBuffer.java").write_text(correct.replace("package handofflab.labs.buffer;", "package handofflab.handoffs;")
                                            .replace("StudentBuffer", "KitBuffer"))
     found = copycheck.shipped_answers(tmp_path, ["buffer"])
-    assert found == ["  KitBuffer.java passes lab buffer (every test but its TCP runs)"], found
+    # a correct buffer answers the server lab too (its handoff), whose answers every copy withholds as well
+    assert found == ["  KitBuffer.java passes lab buffer (every test but its TCP runs)",
+                     "  KitBuffer.java passes lab server (every test but its TCP runs)"], found
 
 
 def test_a_copied_kit_class_is_handed_in_as_a_student_would():
