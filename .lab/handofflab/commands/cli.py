@@ -128,6 +128,10 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file, pin):
         raise LabError("--cfg goes with --file", "./lab check specs --file MySpec.tla --cfg MySpec.cfg")
     specs.translations(fix=translate)
     if pin:
+        from handofflab.commands import studentcopy
+        if studentcopy.student_copy() is not None:
+            raise LabError("--pin keeps a trace for the kit's book, which a student copy holds built",
+                           "run it in the instructor's full kit")
         if not name:
             raise LabError("--pin needs the variant whose trace the book draws", "./lab check specs IfBuffer --pin")
         from handofflab import book, paths
@@ -505,6 +509,9 @@ def main():
             command.hidden = name not in studentcopy.STUDENT_COMMANDS
         for name, command in check.commands.items():
             command.hidden = name not in studentcopy.STUDENT_CHECKS
+        for option in check.commands["specs"].params:  # --pin keeps a trace for the kit's book, which a copy
+            if option.name == "pin":                   # holds built, without its sources
+                option.hidden = True
         cli.help = ("Handoff Lab, student copy: check your lab with `./lab check-lab LAB PATH`; `./lab hint LAB`; "
                     "run a model of the book with `./lab check specs NAME`.")
         check.help = ("Model-check with TLC: `./lab check specs NAME` (a model of the book, by its name in "
