@@ -245,38 +245,32 @@ def mdbook_katex() -> Path:
     return exe
 
 
+def _npm_package(package: str, version: str, prefix: Path, marker: str, what: str) -> Path:
+    """`package@version` from npm, fetched once into `prefix` (one installer at a time; the others then find it): its
+    folder, once `marker`, a file in it, exists. Each package has a prefix of its own: an `npm install --no-save`
+    prunes from its prefix what it did not install itself."""
+    folder = prefix / "node_modules" / package
+    if (folder / marker).exists():
+        return folder
+    if not shutil.which("npm"):
+        raise LabError(f"npm is needed once, to fetch {what}", "sudo apt-get install npm")
+    with _one_installer(package):
+        if not (folder / marker).exists():  # or fetched by the process that held the lock
+            with step(f"Fetching {package}@{version} ({what}) from npm"):
+                run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save",
+                     f"{package}@{version}"], f"fetching {package}", "check that the npm registry is reachable")
+    return folder
+
+
 def katex_assets() -> Path:
     """KaTeX's CSS and fonts from npm: the book serves them itself, offline."""
-    dist = NPM_PREFIX / "node_modules" / "katex" / "dist"
-    if not (dist / "katex.min.css").exists():
-        if not shutil.which("npm"):
-            raise LabError("npm is needed once, to fetch KaTeX's CSS and fonts for the book",
-                           "sudo apt-get install npm")
-        with _one_installer("katex"):
-            if (dist / "katex.min.css").exists():  # fetched by the process that held the lock
-                return dist
-            with step(f"Fetching katex@{KATEX_NPM} (CSS and fonts) from npm"):
-                run(["npm", "install", "--prefix", str(NPM_PREFIX), "--no-audit", "--no-fund", "--no-save",
-                     f"katex@{KATEX_NPM}"], "fetching KaTeX", "check that the npm registry is reachable")
-    return dist
+    return _npm_package("katex", KATEX_NPM, NPM_PREFIX, "dist/katex.min.css", "KaTeX's CSS and fonts for the book") / "dist"
 
 
 def axe_core() -> Path:
-    """axe-core's browser script from npm (axe.min.js), which the book's accessibility check injects into each page.
-    Its own prefix: an `npm install --no-save` prunes what it did not install itself (KaTeX's files, here)."""
-    prefix = paths.TOOLS / "npm-axe-core"
-    script = prefix / "node_modules" / "axe-core" / "axe.min.js"
-    if not script.exists():
-        if not shutil.which("npm"):
-            raise LabError("npm is needed once, to fetch axe-core for the book's accessibility check",
-                           "sudo apt-get install npm")
-        with _one_installer("axe-core"):
-            if script.exists():
-                return script
-            with step(f"Fetching axe-core@{AXE_NPM} from npm"):
-                run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--no-save",
-                     f"axe-core@{AXE_NPM}"], "fetching axe-core", "check that the npm registry is reachable")
-    return script
+    """axe-core's browser script from npm (axe.min.js), which the book's accessibility check injects into each page."""
+    return _npm_package("axe-core", AXE_NPM, paths.TOOLS / "npm-axe-core", "axe.min.js",
+                        "axe-core for the book's accessibility check") / "axe.min.js"
 
 
 def toxiproxy_server() -> Path:
