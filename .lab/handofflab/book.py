@@ -248,8 +248,9 @@ def compile_book(book: Path) -> Path:
     # mdBook's toc.html (the sidebar's frame when JavaScript is off) has no <title>: a reader's screen reader names
     # the frame by it (axe-core: document-title)
     toc = out / "toc.html"
-    if toc.exists() and "<title>" not in toc.read_text():
-        toc.write_text(toc.read_text().replace("<head>", "<head>\n        <title>Contents</title>", 1))
+    html = toc.read_text() if toc.exists() else "<title>"
+    if "<title>" not in html:
+        toc.write_text(html.replace("<head>", "<head>\n        <title>Contents</title>", 1))
     broken = check_links(out)
     if broken:
         raise LabError("the book has broken links:\n" + "\n".join(broken[:30]),
@@ -384,11 +385,11 @@ class A11yFinding:
         return f"{self.page}: {self.impact} {self.rule} ({self.help}) at {', '.join(self.targets[:3])}"
 
 
-def accessibility(pages: list[str] | None = None, stepped: bool = True) -> list[A11yFinding]:
+def accessibility(pages: list[str] | None = None) -> list[A11yFinding]:
     """axe-core (npm) run in headless Chromium on every page of the built book, as course sites check theirs (WCAG 2.1
-    A and AA rules): each page from file://, after its scripts ran, so the steppers are checked as a reader meets them
-    (and, with `stepped`, with a stepper moved to its second row, its panel filled and its highlight shown). Returns
-    every violation, of every impact."""
+    A and AA rules): each page from file://, after its scripts ran, with its first stepper moved to its second row (its
+    panel filled, its highlight shown), so the steppers are checked as a reader meets them. Returns every violation,
+    of every impact."""
     chrome = toolchain.chromium()
     if chrome is None:
         raise LabError("no Chromium to check the book's accessibility with", "sudo apt-get install chromium")
@@ -406,7 +407,7 @@ def accessibility(pages: list[str] | None = None, stepped: bool = True) -> list[
             for name in names:
                 bar.update(task, description=f"axe-core {name}")
                 page.goto((BUILD / name).as_uri())
-                if stepped and page.locator("div.stepper table").count():
+                if page.locator("div.stepper table").count():
                     page.locator("div.stepper table").first.focus()
                     page.keyboard.press("ArrowDown")
                     page.keyboard.press("ArrowDown")
