@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from handofflab import catalog, javacheck, paths, toolchain
 from handofflab.commands.cli import cli
+from grader import budgets
 
 CAT = catalog.load()
 CLAIMS = [v for v in CAT.variants.values() if v.expected("jcstress") is not None]
@@ -121,6 +122,33 @@ def test_the_command_runs_jcstress_only_when_asked_and_on_the_designs_that_have_
     assert not any(c == "jcstress" for _, c in ran)
 
 
+def test_a_jcstress_time_out_runs_once_more_and_twice_is_no_verdict_with_the_load_measured(monkeypatch):
+    """jcstress's forked JVM gives up on actors that do not finish (TIMEOUT_ERROR): seen for FastBuffer at a load of
+    13 to 57 on 2 cores. Once more; a second time-out is "incomplete" (no verdict, never the catalogued result), its
+    stats saying how many cores other work kept busy, which the test above holds to the grader's bar."""
+    v = CAT.variant("FastBuffer")
+    asked = []
+
+    def run(checker, name, seconds=3.0, timeout=300, tier="ci"):
+        asked.append(name)
+        timed_out = len(asked) < answers
+        return {"verdict": "error:TIMEOUT_ERROR" if timed_out else "pass", "steps": [], "ending": {},
+                "detail": "jcstress could not judge FastBufferReuse: TIMEOUT_ERROR" if timed_out else "", "stats": {}}
+
+    monkeypatch.setattr(javacheck, "run_checker", run)
+    monkeypatch.setattr(javacheck, "verdict_swimlane", lambda verdict: None)
+    for answers, got in ((2, "pass"), (3, "incomplete")):
+        asked.clear()
+        o = javacheck.check_pair(v, "jcstress")
+        assert o.got == got and asked == ["FastBuffer", "FastBuffer"], (o, asked)
+        assert o.stats["others_cores"] >= 0
+    assert o.detail.startswith("no verdict: twice, jcstress could not judge"), o.detail
+    assert not o.matches
+    monkeypatch.setattr(javacheck, "run_checker", lambda *a, **kw: {  # any other error is the verdict, at once
+        "verdict": "error:NoResults", "detail": "", "stats": {}, "steps": [], "ending": {}})
+    assert javacheck.check_pair(v, "jcstress").got == "error:NoResults"
+
+
 def test_a_claim_for_a_design_without_jcstress_tests_is_refused(tmp_path):
     text = paths.CATALOG.read_text()
     lifo = 'trace = "violation:FollowsSpec"\n[variant.why]\nlincheck = "The kit\'s Lincheck scenarios'
@@ -141,6 +169,9 @@ def test_jcstress_gives_the_catalogued_verdict(variant, monkeypatch, tmp_path):
     breaks, as `./lab check java NAME --jcstress` runs them."""
     monkeypatch.setattr(javacheck, "OUT", tmp_path)
     o = javacheck.check_pair(variant, "jcstress")
+    if o.got == "incomplete" and budgets.too_busy(o.stats.get("others_cores", 0)):  # the grader's rule, as stress's
+        pytest.skip(f"jcstress on {variant.name}: timed out twice while other work kept "
+                    f"{o.stats['others_cores']:.1f} of the machine's cores busy: {o.detail}")
     assert o.got == o.expected, f"jcstress on {variant.name}: {o.got} ({o.detail})"
     assert o.stats["tests"] == len(_tests(variant.jcstress_selector)), o.stats
     assert o.stats["samples"] > 1_000_000, o.stats

@@ -24,7 +24,7 @@ class HandoffContractTest {
 
     @ParameterizedTest
     @MethodSource("correct")
-    @Timeout(60)
+    @Timeout(600)  // a put that never returns; a lost id fails sooner, on the ledger's 30 s without progress
     void oneAcceptorTwoWorkersExactlyOnce(Catalog.Variant v) throws Exception {
         int workers = 2, total = 50_000;
         // one channel per worker where the design is sized by workers; else 7 slots (a prime, for the PHT)
@@ -48,6 +48,34 @@ class HandoffContractTest {
             t.join();
         }
         ledger.assertExactlyOnce();
+    }
+
+    @Test
+    @Timeout(60)
+    void theLedgerFailsAHandoffThatLosesOneIdOnceTakingStalls() throws Exception {
+        // The contract test's own check, shown able to fail: a queue that drops id 7 stalls one id short.
+        TwoLockQueue<Integer> q = new TwoLockQueue<>();
+        Handoff<Integer> losesSeven = new Handoff<>() {
+            @Override public void put(Integer x) throws InterruptedException {
+                if (x != 7) {
+                    q.put(x);
+                }
+            }
+
+            @Override public Integer take() throws InterruptedException {
+                return q.take();
+            }
+        };
+        ExactlyOnceLedger ledger = new ExactlyOnceLedger(100, 1);
+        Thread worker = ledger.worker(losesSeven);
+        worker.start();
+        for (int i = 0; i < 100; i++) {
+            losesSeven.put(i);
+        }
+        AssertionError e = assertThrows(AssertionError.class, ledger::awaitAllTaken);
+        assertTrue(e.getMessage().startsWith("NoLoss: only 99 of 100 taken, and none for 1 s"), e.getMessage());
+        q.put(-1);
+        worker.join();
     }
 
     @Test
