@@ -1,8 +1,10 @@
 """`./lab bench handoffs`: JMH races each kit handoff against the queues a Java programmer would
 pick instead (the JDK's blocking queues, JCTools' array queues), one acceptor and 1..N workers.
 Every figure is also given as a ratio to ArrayBlockingQueue at the same N, measured in the same
-run, because a 2-core machine's absolute numbers drift from run to run. CSV, summary and plots
-under results/bench/handoffs/. A measurement, never a test."""
+run, because a 2-core machine's absolute numbers drift from run to run. Then, in the same run, what
+sleeping costs and saves: each handoff's put-to-take latency with arrivals paced (p50, p99, p99.9) and
+what its idle workers burn. CSV, summary and plots under results/bench/handoffs/. A measurement, never
+a test."""
 from __future__ import annotations
 
 import json
@@ -17,6 +19,7 @@ from handofflab.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "handoffs"
 BENCHMARK = "handofflab.benchmarks.HandoffThroughput"
+SLEEPING = "handofflab.benchmarks.SleepingCost"  # latency with arrivals paced, and idle CPU: not JMH's to measure
 BASELINE = "ArrayBlockingQueue"
 JDK = ("ArrayBlockingQueue", "LinkedBlockingQueue", "LinkedTransferQueue", "SynchronousQueue")
 JCTOOLS = ("SpmcArrayQueue", "MpmcArrayQueue")
@@ -29,10 +32,15 @@ class Plan:
     warmups: int
     iterations: int
     seconds: int  # per warm-up and measured iteration
+    # What sleeping costs and saves (SleepingCost): ids handed over one at a time with an exponential gap of
+    # `gap_us` on average (10 000 connections a second), then `idle_s` seconds of nothing to take
+    items: int = 5_000
+    gap_us: int = 100
+    idle_s: float = 1.0
 
 
 QUICK = Plan(workers=(1, 2, 4), forks=1, warmups=1, iterations=3, seconds=1)
-FULL = Plan(workers=(), forks=2, warmups=3, iterations=5, seconds=2)  # workers: full_workers(), per machine
+FULL = Plan(workers=(), forks=2, warmups=3, iterations=5, seconds=2, items=20_000, idle_s=3.0)  # workers: per machine
 
 
 HANDOFF_SRC = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
@@ -98,10 +106,42 @@ def run(mode: str = "quick", impls: list[str] | None = None, workers: list[int] 
         rows = _rows(result, kit, chosen, ns)
         if not any(r["status"] == "ok" for r in rows):
             raise LabError(f"JMH measured nothing (its output is in {log})", "run `./lab doctor`, then look at the log")
-        summary = summarize(rows, partial=bool(failed), mode=mode)
+        sleeping = _run_sleeping(chosen, ns, plan, sized_by)
+        summary = summarize(rows, partial=bool(failed) or (sleeping["status"] != "ok").any(), mode=mode,
+                            sleeping=sleeping)
         plot(summary)
-        ok(f"results in {OUT}: results.csv, summary.md, throughput.png (JMH's own output: jmh.log, jmh.json)")
+        plot_sleeping(sleeping, kit)
+        ok(f"results in {OUT}: results.csv, sleeping.csv, summary.md, throughput.png, sleeping.png "
+           "(JMH's own output: jmh.log, jmh.json)")
         return OUT
+
+
+def _run_sleeping(chosen: list[str], ns: tuple[int, ...], plan: Plan, sized_by: str):
+    """SleepingCost over the same handoffs and widths, in the same run: put-to-take latency with paced arrivals, and
+    the idle workers' CPU. Its rows, a point that lost an id or deadlocked marked failed with its reason."""
+    import pandas as pd
+
+    out = OUT / "sleeping.csv"
+    out.unlink(missing_ok=True)
+    heading(f"what sleeping costs and saves: {plan.items} ids one at a time ({plan.gap_us} µs apart on average), "
+            f"then {plan.idle_s:g} s idle, each point")
+    cmd = [toolchain.server_java(), f"-Dhandofflab.sized_by={sized_by}", "-cp", javabuild.classpath("benchmarks"),
+           SLEEPING, ",".join(chosen), ",".join(map(str, ns)), str(plan.items), str(plan.gap_us), str(plan.idle_s),
+           str(out)]
+
+    def on_line(line: str) -> None:
+        if line.startswith("sleeping-cost "):
+            f = line.split(" ", 1)[1].strip().split(",", 10)
+            info(f"… {f[0] + ':' + f[1]:28s} " + (f"p50 {f[5]} µs, p99 {f[6]} µs, p99.9 {f[7]} µs, idle "
+                                                  f"{100 * float(f[9]):.1f} % of a core" if f[2] == "ok" else
+                                                  f"failed: {f[10].strip(chr(34))}"))
+        elif line.strip():
+            warn(line.rstrip())
+
+    code = toolchain.run_streaming(cmd, on_line)
+    if not out.exists():
+        raise LabError(f"SleepingCost wrote no results (exit {code})", "run `./lab doctor`, then the command again")
+    return pd.read_csv(out, keep_default_na=True)
 
 
 def _run_jmh(cmd: list[str], log: Path) -> list[str]:
@@ -153,7 +193,7 @@ def _rows(result: Path, kit: dict[str, str], chosen: list[str], ns: tuple[int, .
     return rows
 
 
-def summarize(rows: list[dict], partial: bool = False, mode: str = "quick"):
+def summarize(rows: list[dict], partial: bool = False, mode: str = "quick", sleeping=None):
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -190,11 +230,54 @@ def summarize(rows: list[dict], partial: bool = False, mode: str = "quick"):
                  + ("run `--full` (2 forks x 5 iterations) before quoting one." if mode == "quick" else
                     "quote each with its interval: on a machine this noisy more iterations narrow it only slowly.")
                  if wide else f"All {len(others)} ratios are within ±10 %.")]
+    if sleeping is not None:
+        lines += ["", *sleeping_lines(sleeping, df)]
     if partial:
         lines.insert(0, "**PARTIAL: some points failed or JMH stopped early; these are the points it finished.**\n")
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")
     info("\n".join(lines))
     return df
+
+
+def sleeping_lines(sleeping, df) -> list[str]:
+    """summary.md's second table: each handoff's put-to-take latency with paced arrivals (p50 / p99 / p99.9, µs),
+    its p99 as a ratio to the baseline's in the same run, and what its idle workers burn (% of one core, all of
+    them together)."""
+    import pandas as pd
+
+    names = dict(zip(df["impl"], df["handoff"].fillna("")))
+    kinds = dict(zip(df["impl"], df["kind"]))
+    ns = sorted(int(n) for n in sleeping["workers"].unique())
+    base = sleeping[sleeping["impl"] == BASELINE].set_index("workers")["p99_us"]
+    gap = sleeping["gap_us"].iloc[0]
+    lines = [f"What sleeping costs and saves: ids handed over one at a time, {gap:g} µs apart on average (exponential "
+             f"gaps; the acceptor sleeps between them): put-to-take latency p50 / p99 / p99.9 in µs, [× the p99 of "
+             f"{BASELINE} at the same width, same run]; then with nothing to take, the workers' CPU in % of one core "
+             "(all of them together).", "",
+             "| handoff | from | " + " | ".join(f"{n} worker{'s' * (n > 1)}" for n in ns) + " |",
+             "|---|---|" + "---|" * len(ns)]
+    for impl, d in sleeping.groupby("impl", sort=False):
+        cells = []
+        for n in ns:
+            r = d[d["workers"] == n]
+            if r.empty or r.iloc[0]["status"] != "ok":
+                cells.append("failed" if not r.empty else "")
+                continue
+            r = r.iloc[0]
+            ratio = r["p99_us"] / base[n] if n in base and pd.notna(base[n]) and base[n] > 0 else None
+            cells.append(f"{_us(r['p50_us'])} / {_us(r['p99_us'])} / {_us(r['p999_us'])}"
+                         + (f" [×{ratio:.2f}]" if ratio is not None and impl != BASELINE else "")
+                         + f"; idle {100 * r['idle_cores']:.2g} %")
+        name = f"{names.get(impl)} (`{impl}`)" if names.get(impl) else f"`{impl}`"
+        lines.append(f"| {name} | {kinds.get(impl, '')} | " + " | ".join(cells) + " |")
+    failed = sleeping[sleeping["status"] != "ok"]
+    for _, r in failed.iterrows():
+        lines.append(f"\n{r['impl']} with {r['workers']} worker(s) failed: {r['detail']}")
+    return lines
+
+
+def _us(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
 def ratio_errors(df):
@@ -233,3 +316,31 @@ def plot(df) -> None:
     axes[1].set_title("Relative to ArrayBlockingQueue", fontsize=9)
     axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
     save(fig, OUT / "throughput.png")
+
+
+def plot_sleeping(sleeping, kit: dict[str, str]) -> None:
+    """sleeping.png: each handoff's p99 put-to-take latency, and its idle workers' CPU, against the workers."""
+    from handofflab.bench_shared import pyplot, save
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    ok_rows = sleeping[sleeping["status"] == "ok"]
+    for impl, d in ok_rows.groupby("impl", sort=False):
+        d = d.sort_values("workers")
+        style = "-" if impl in kit else ":" if impl in JCTOOLS else "--" if impl in JDK else "-."
+        label = kit.get(impl, impl)
+        axes[0].plot(d["workers"], d["p99_us"], style, marker="o", label=label)
+        axes[1].plot(d["workers"], 100 * d["idle_cores"], style, marker="o", label=label)
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("p99 put-to-take latency, µs (log)")
+    axes[1].set_ylabel("idle workers' CPU, % of one core")
+    ns = sorted(int(n) for n in sleeping["workers"].unique())
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ns, [str(n) for n in ns])
+        ax.set_xlabel("worker threads (one acceptor)")
+    gap = sleeping["gap_us"].iloc[0] if len(sleeping) else 0
+    axes[0].set_title(f"Latency, one id every {gap:g} µs on average, {os.cpu_count()} cores", fontsize=9)
+    axes[1].set_title("What idle workers burn (a sleeper: nothing)", fontsize=9)
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    save(fig, OUT / "sleeping.png")

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.xdist_group("bench-handoffs")
 
 # the tests that read the module's quick run: one unit of the full tier, so CI's slice runs them together
 QUICK_RUN = pytest.mark.full("a quick JMH run of every handoff, shared by the tests that read it",
-                             seconds=35, unit="bench-handoffs-quick")
+                             seconds=55, unit="bench-handoffs-quick")
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +42,43 @@ def test_every_point_is_measured_beside_the_baseline(quick):
         abq = base[base["workers"] == r["workers"]].iloc[0]
         want = 100 * ((r["error_99"] / r["items_per_us"]) ** 2 + (abq["error_99"] / abq["items_per_us"]) ** 2) ** 0.5
         assert r["ratio_error_pct"] == pytest.approx(want)
+
+
+@QUICK_RUN
+def test_what_sleeping_costs_and_saves_is_measured_in_the_same_run(quick):
+    """The same handoffs and widths, each id's put-to-take latency with paced arrivals and the idle workers' CPU;
+    the instrument tells a sleeper from a poller: MonitorBuffer's workers wait() and burn nothing idle, JCTools'
+    queue is polled (a 10 µs park between looks) and burns some, whatever the machine's load."""
+    out, df = quick
+    sl = pd.read_csv(out / "sleeping.csv")
+    assert sorted(sl["impl"].unique()) == sorted(df["impl"].unique()) and sorted(sl["workers"].unique()) == [1, 2]
+    assert (sl["status"] == "ok").all() and (sl["items"] == bench_handoffs.QUICK.items).all()
+    assert ((0 < sl["p50_us"]) & (sl["p50_us"] <= sl["p99_us"]) & (sl["p99_us"] <= sl["p999_us"])
+            & (sl["p999_us"] <= sl["max_us"])).all(), sl
+    idle = sl.set_index(["impl", "workers"])["idle_cores"]
+    for n in (1, 2):
+        assert idle["MonitorBuffer", n] < 0.01 < idle["SpmcArrayQueue", n], idle
+    md = (out / "summary.md").read_text()
+    assert "What sleeping costs and saves" in md and "| SharedBuffer (`MonitorBuffer`) | kit |" in md.split("sleeping")[1]
+    assert (out / "sleeping.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_sleeping_table_gives_percentiles_the_baselines_ratio_and_idle_cpu():
+    import pandas as pd_
+
+    df = pd_.DataFrame([dict(impl=i, kind=k, handoff=h) for i, k, h in (
+        ("ArrayBlockingQueue", "JDK", ""), ("FastBuffer", "kit", "FastBuffer"), ("MailboxNoBusy", "buggy", ""))])
+    sl = pd_.DataFrame([
+        dict(impl="ArrayBlockingQueue", workers=1, status="ok", items=100, gap_us=100.0, p50_us=10.0, p99_us=200.0,
+             p999_us=1500.0, max_us=2000.0, idle_cores=0.0, detail=None),
+        dict(impl="FastBuffer", workers=1, status="ok", items=100, gap_us=100.0, p50_us=5.0, p99_us=50.0,
+             p999_us=80.0, max_us=90.0, idle_cores=0.0004, detail=None),
+        dict(impl="MailboxNoBusy", workers=1, status="failed", items=100, gap_us=100.0, p50_us=None, p99_us=None,
+             p999_us=None, max_us=None, idle_cores=None, detail="MailboxNoBusy lost ids or deadlocked")])
+    md = "\n".join(bench_handoffs.sleeping_lines(sl, df))
+    assert "| `ArrayBlockingQueue` | JDK | 10 / 200 / 1,500; idle 0 % |" in md
+    assert "| FastBuffer (`FastBuffer`) | kit | 5 / 50 / 80 [×0.25]; idle 0.04 % |" in md
+    assert "| `MailboxNoBusy` | buggy | failed |" in md and "MailboxNoBusy with 1 worker(s) failed: MailboxNoBusy lost" in md
 
 
 def test_the_summary_says_how_wide_each_ratio_is(monkeypatch, tmp_path):

@@ -297,7 +297,8 @@ def bench_servers(mode, designs, reps):
 def bench_handoffs(mode, impls, workers):
     """JMH: each kit handoff against ArrayBlockingQueue, LinkedBlockingQueue, LinkedTransferQueue,
     SynchronousQueue and JCTools' Spmc/MpmcArrayQueue; one acceptor, 1..N workers; throughput and
-    the ratio to ArrayBlockingQueue from the same run; CSV and plots in results/bench/handoffs/."""
+    the ratio to ArrayBlockingQueue from the same run; then, in the same run, what sleeping costs and saves
+    (put-to-take latency with paced arrivals, idle workers' CPU); CSV and plots in results/bench/handoffs/."""
     from handofflab import bench_handoffs as mod
     try:
         ns = [int(x) for x in workers.split(",")] if workers else None
