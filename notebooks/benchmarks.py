@@ -330,3 +330,47 @@ print(fast.to_string(float_format="%.2f"))
 if "FastBuffer" in fast.index:
     assert (fast.loc["FastBuffer"] > fast.loc["MonitorBuffer"]).all(), "FastBuffer lost to one monitor"
     print("FastBuffer moves more connections than MonitorBuffer at every worker count of this run")
+
+# %% [markdown]
+# ## 4. What sleeping costs and saves
+#
+# Throughput is measured with the acceptor putting as fast as it can. A server's
+# acceptor does not: connections arrive one at a time, and between them its workers
+# have nothing to take. `./lab bench handoffs` then hands ids over one at a time, about
+# 100 µs apart (exponential gaps, as independent arrivals have), and records each id's
+# time from just before its put to its take (p50, p99, p99.9); then, with nothing to
+# take for a few seconds, it counts the workers' own CPU time. A worker that sleeps
+# when idle burns nothing then, and pays its wake-up in the latency; one that polls
+# (JCTools' queues here, behind a 10 µs park) pays in CPU instead.
+
+# %%
+def complete_sleeping(results):
+    if (results.status != "ok").any():
+        return "a run with failed points"
+    n = results.impl.nunique()
+    return None if n >= 6 else f"only {n} handoffs (run ./lab bench handoffs --quick)"
+
+
+sleep_path, sleep_origin = source("handoffs", "sleeping.csv", complete_sleeping)
+sleeping = pd.read_csv(sleep_path)
+print(f"reading {sleep_origin}: {paths.shown(sleep_path)}")
+fig, (lat, idle) = plt.subplots(1, 2, figsize=(12, 4.5))
+for impl, g in sleeping[sleeping.status == "ok"].groupby("impl"):
+    style = ":" if impl in ("SpmcArrayQueue", "MpmcArrayQueue") else "-"
+    lat.plot(g.workers, g.p99_us, style, marker="o", label=impl)
+    idle.plot(g.workers, 100 * g.idle_cores, style, marker="o", label=impl)
+lat.set_yscale("log")
+lat.set_ylabel("p99 put-to-take latency, µs (log)")
+idle.set_ylabel("idle workers' CPU, % of one core")
+for ax in (lat, idle):
+    ax.set_xlabel("workers (one acceptor)")
+idle.legend(fontsize=8, ncol=2)
+fig.suptitle(f"What sleeping costs and saves ({sleep_origin.split(' (')[0]})")
+plt.show()
+print(sleeping.pivot(index="impl", columns="workers", values="p99_us").to_string(float_format="%.0f"))
+
+# %%
+burn = sleeping.pivot(index="impl", columns="workers", values="idle_cores")
+sleepers = ["MonitorBuffer", "FastBuffer", "FastPht", "ArrayBlockingQueue"]
+assert (burn.loc[sleepers].max() < burn.loc["SpmcArrayQueue"]).all(), "a sleeping handoff burned more idle CPU than a polled one"
+print("every handoff that sleeps when idle burns less CPU idle than JCTools' polled queue, at every worker count")

@@ -355,6 +355,30 @@ def test_the_fast_chapters_measured_table_is_the_shipped_reference_run():
     assert f"{ring[0]}× with one worker and {ring[2]}× with four" in text, ring  # step 2's looks, against this run
 
 
+def test_the_fast_chapters_sleeping_table_is_the_shipped_reference_run():
+    """fast.md's table of what sleeping costs (p50 / p99 / p99.9 in µs; idle CPU in % of a core) is the shipped
+    sleeping.csv's, figure for figure, as `./lab bench handoffs` writes its own summary; and the sentence that says
+    the sleepers burn nothing idle and the polled queue a third to three quarters of a core is that CSV's too."""
+    import csv
+    from handofflab import bench_handoffs
+    ref = {(r["impl"], int(r["workers"])): r
+           for r in csv.DictReader((paths.NOTEBOOKS / "reference" / "handoffs" / "sleeping.csv").open())}
+    text = (paths.BOOK / "src" / "fast.md").read_text()
+    section = text.split("### What sleeping costs and saves", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| [^|]*?`(\w+)`[^|]* \| (.+) \|$", section, re.M)
+    assert len(rows) >= 6
+    for name, cells in rows:
+        for workers, cell in zip((1, 2, 4), cells.split(" | ")):
+            r = ref[(name, workers)]
+            want = (f"{bench_handoffs._us(float(r['p50_us']))} / {bench_handoffs._us(float(r['p99_us']))} / "
+                    f"{bench_handoffs._us(float(r['p999_us']))}; {100 * float(r['idle_cores']):.0f} %")
+            assert cell.strip() == want, (name, workers, cell, want)
+    spmc = [100 * float(ref[("SpmcArrayQueue", w)]["idle_cores"]) for w in (1, 4)]
+    assert 25 <= spmc[0] <= 40 and 65 <= spmc[1] <= 85, spmc  # "a third of a core ... three quarters with four"
+    assert all(float(r["idle_cores"]) < 0.005 for (impl, _), r in ref.items() if impl in
+               ("ArrayBlockingQueue", "MonitorBuffer", "ParallelHashTable", "FastPht", "FastBuffer"))
+
+
 def test_a_pinned_trace_that_tlc_no_longer_draws_stops_the_build(tmp_path, monkeypatch):
     """Every TLC trace a chapter draws is pinned (book/recorded/NAME.tlc.json) and each build holds TLC's fresh trace
     to it; a pin that differs from TLC's trace by one step, or a trace with no pin, stops the build and says how to pin
