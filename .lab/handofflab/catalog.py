@@ -60,11 +60,12 @@ class CheckProfile:
     jpf_ids: tuple[int, ...] = (1, 2)  # the connections JPF's driver hands over (one worker each)
     start_keys: tuple[int, ...] = ()   # a table's take starts, steered, for Lincheck's overtaking scenario (ProbeStarts)
     more_workers_than_slots: bool = False  # stress: takes held between claim and swap, workers waiting ahead of the acceptor
+    lapping_put: bool = False  # Lincheck: the ring starts full, and the acceptor's next put laps it while workers take
 
     @classmethod
     def of(cls, table: dict, where: str) -> CheckProfile:
         keys = {"size", "sized_by", "bounded", "acceptors", "stress_sizes", "same_slot_takes", "spin_looks", "jpf_acceptors",
-                "jpf_ids", "start_keys", "more_workers_than_slots"}
+                "jpf_ids", "start_keys", "more_workers_than_slots", "lapping_put"}
         unknown = set(table) - keys
         missing = {"size", "sized_by", "bounded", "acceptors"} - set(table)
         if unknown or missing:
@@ -78,7 +79,8 @@ class CheckProfile:
         return cls(table["size"], table["sized_by"], table["bounded"], table["acceptors"],
                    tuple(table.get("stress_sizes", [table["size"]])), table.get("same_slot_takes", False),
                    table.get("spin_looks", 0), table.get("jpf_acceptors", 1), tuple(table.get("jpf_ids", (1, 2))),
-                   tuple(table.get("start_keys", ())), table.get("more_workers_than_slots", False))
+                   tuple(table.get("start_keys", ())), table.get("more_workers_than_slots", False),
+                   table.get("lapping_put", False))
 
     def arg(self) -> str:
         """The `--profile` argument of handofflab.checks.Main (CheckProfile.parse in Java)."""
@@ -88,7 +90,7 @@ class CheckProfile:
                 f"spin_looks={self.spin_looks};"
                 f"jpf_acceptors={self.jpf_acceptors};jpf_ids={'/'.join(map(str, self.jpf_ids))};"
                 f"start_keys={'/'.join(map(str, self.start_keys))};"
-                f"more_workers_than_slots={low(self.more_workers_than_slots)}")
+                f"more_workers_than_slots={low(self.more_workers_than_slots)};lapping_put={low(self.lapping_put)}")
 
 
 @dataclass(frozen=True)

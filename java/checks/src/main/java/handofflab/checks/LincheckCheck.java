@@ -152,6 +152,20 @@ public final class LincheckCheck {
                 // (SplitSwapPht) shows here.
                 steered(new int[] {3}, List.of(a(put, 3), a(put, 1)), Arrays.asList(List.of(a(take)), List.of(a(take))));
             }
+            if (profile.lappingPut) {
+                // The ring starts full (size connections); one worker takes, the acceptor puts one more, which laps
+                // the ring into the place the first take frees, and another worker takes the rest. A take that
+                // claims its index, then reads the place, can read the lapping put's connection there
+                // (ClaimThenReadBuffer): the claim is what gave the acceptor the room. The random scenarios above
+                // start with an empty ring, and the acceptor reaches the lap only after many looks of its own.
+                List<Actor> fill = new ArrayList<>();
+                List<Actor> rest = new ArrayList<>();
+                for (int id = 1; id <= profile.size; id++) {
+                    fill.add(a(put, id));
+                    rest.add(a(take));
+                }
+                alone(fill, Arrays.asList(List.of(a(take)), List.of(a(put, profile.size + 1)), rest));
+            }
             if (profile.startKeys.length > 0) {
                 // Connection 1 waits in slot 1 of 3; one worker starts at key 5 (slots 2, 1, 0) and passes slot 2
                 // just before the acceptor puts 2 there; the other starts at key 1 (slots 1, 0, 2) and takes 1;
@@ -174,7 +188,8 @@ public final class LincheckCheck {
         } finally {
             ProbeStarts.unsteer();
         }
-        v.stats.put("scenarios", scenarios.size() + (profile.sameSlotTakes ? 1 : 0) + (profile.startKeys.length > 0 ? 1 : 0));
+        v.stats.put("scenarios", scenarios.size() + (profile.sameSlotTakes ? 1 : 0) + (profile.lappingPut ? 1 : 0)
+                + (profile.startKeys.length > 0 ? 1 : 0));
         v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
         return v;
     }
@@ -187,9 +202,14 @@ public final class LincheckCheck {
      */
     private static void steered(int[] keys, List<Actor> init, List<List<Actor>> parallel) {
         ProbeStarts.steer(keys);
-        ModelCheckingOptions steered = handoffOptions();
-        steered.addCustomScenario(new ExecutionScenario(init, parallel, List.of(), null));
-        steered.check(UnderTest.class);
+        alone(init, parallel);
+    }
+
+    /** One scenario, with its own init part, in a search of its own (the handoff checks' options). */
+    private static void alone(List<Actor> init, List<List<Actor>> parallel) {
+        ModelCheckingOptions options = handoffOptions();
+        options.addCustomScenario(new ExecutionScenario(init, parallel, List.of(), null));
+        options.check(UnderTest.class);
     }
 
     /** Lincheck's model checker as every handoff check runs it: only the custom scenarios each check adds, against

@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * How the checkers build and drive one handoff class: the catalog's {@code [handoff.check]}
  * (specs/catalog.toml), sent by {@code ./lab} and the grader as one argument,
- * {@code size=3;sized_by=slots;bounded=true;acceptors=1;stress_sizes=3;same_slot_takes=true;more_workers_than_slots=true;spin_looks=0;jpf_acceptors=1;jpf_ids=1/2}.
+ * {@code size=3;sized_by=slots;bounded=true;acceptors=1;stress_sizes=3;same_slot_takes=true;more_workers_than_slots=true;lapping_put=false;spin_looks=0;jpf_acceptors=1;jpf_ids=1/2}.
  * Java keeps no list of the kit's classes: what a class is checked like is the catalog's word.
  */
 public final class CheckProfile {
@@ -28,6 +28,9 @@ public final class CheckProfile {
     /** The stress check's built state of a table whose counts may share one monitor: its takes held between claim
      *  and swap, more workers than slots waiting ahead of the acceptor (NotifyPht's lost wake-up). */
     public final boolean moreWorkersThanSlots;
+    /** Lincheck's scenario of a ring that starts full: the acceptor's next put laps it while workers take, so a take
+     *  that reads its place after the claim that gave the acceptor room finds the next lap's connection. */
+    public final boolean lappingPut;
     /** The most times the class looks in a loop before it sleeps (0: it sleeps at once); Lincheck must let a loop run that long. */
     public final int spinLooks;
     /** Acceptors in JPF's driver. */
@@ -46,6 +49,7 @@ public final class CheckProfile {
         String starts = keys.getOrDefault("start_keys", "");
         startKeys = starts.isEmpty() ? new int[0] : Arrays.stream(starts.split("/")).mapToInt(Integer::parseInt).toArray();
         moreWorkersThanSlots = Boolean.parseBoolean(keys.getOrDefault("more_workers_than_slots", "false"));
+        lappingPut = Boolean.parseBoolean(keys.getOrDefault("lapping_put", "false"));
         spinLooks = Integer.parseInt(keys.getOrDefault("spin_looks", "0"));
         jpfAcceptors = Integer.parseInt(keys.getOrDefault("jpf_acceptors", "1"));
         jpfIds = Arrays.stream(keys.getOrDefault("jpf_ids", "1/2").split("/")).mapToInt(Integer::parseInt).toArray();

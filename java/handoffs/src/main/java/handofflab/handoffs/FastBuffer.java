@@ -6,23 +6,32 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The shared buffer without a lock on every call. A ring of places, as {@link MonitorBuffer}'s; the acceptor,
  * the only one that puts (as in the paper's servers), stores at its own index, and workers claim the next
- * connection with one compare-and-set of a shared take index. An empty place is null, so the ring keeps no count:
- * the acceptor's next place is free when it is null, and there is a connection to take while the take index is
- * behind the put index. The monitor is for sleeping and waking only, as {@link FastPermits}'s.
+ * connection with one compare-and-set of a shared take index. Nobody empties a place and the ring keeps no count:
+ * there is a connection to take while the take index is behind the put index, and room for the acceptor while its
+ * index is less than a lap ahead of the take index. The monitor is for sleeping and waking only, as
+ * {@link FastPermits}'s.
  *
  * <p><b>Exactly once.</b> A worker claims index t only while t is below {@code putIndex}, which the acceptor
- * advances after its store at t, and only by moving {@code takeAt} from t to t + 1: one worker per index, and the
- * connection is there. The acceptor stores at t + capacity only once that place is null again, after the worker
- * of t has read it.
+ * advances after its store at t, and only by moving {@code takeAt} from t to t + 1: one worker per index. It reads
+ * the place <i>before</i> the claim: the claim is what gives the acceptor room to store index t + capacity in that
+ * place, so a read after it could find the next lap's connection ({@link ClaimThenReadBuffer}). A read before it is
+ * connection t as long as nobody has claimed t, and if somebody has, this worker's claim fails and it reads again.
  *
  * <p><b>No lost wake-up.</b> Whoever sleeps registers first ({@code workersWaiting}, {@code acceptorWaiting}), then
- * looks again; whoever makes progress publishes it first (the put index, the emptied place), then looks at the
- * registrations. Both are volatile, so one of the two sees the other's write. Registering after the look is
- * {@link LateWaiterBuffer}. Before it sleeps, a thread looks {@link #YIELDS} times, giving its core away in between:
- * sleeping and waking cost a system call each, and on two cores the connection is often a few microseconds away.
- * A worker woken by a put looks that many times again before it sleeps again: the put woke every sleeper, most find
- * the connection taken, and one that slept again at once stayed registered, so the acceptor's next puts took the
- * monitor to wake it (measured with four workers: ABQ's 9-11 items per microsecond against 10-21 before, 14-22 after).
+ * looks again; whoever makes progress publishes it first (the put index; the claim of the take index), then looks at
+ * the registrations. Both writes are volatile (the claim is a compare-and-set), so one of the two sees the other's
+ * write: these are the two Dekker pairs below. Registering after the look is {@link LateWaiterBuffer}. A worker pays
+ * nothing more for the acceptor's pair than the claim it makes anyway: emptying the place, a volatile write of its
+ * own, is gone. Before it sleeps, a thread looks {@link #YIELDS} times, giving its core away in between: sleeping
+ * and waking cost a system call each, and on two cores the connection is often a few microseconds away. A worker
+ * woken by a put looks that many times again before it sleeps again: the put woke every sleeper, most find the
+ * connection taken, and one that slept again at once stayed registered, so the acceptor's next puts took the monitor
+ * to wake it (measured with four workers: ABQ's 9-11 items per microsecond against 10-21 before, 14-22 after).
+ *
+ * <p><b>Each reads the other's index only when it must.</b> The acceptor remembers the room it last saw
+ * ({@code roomUntil}) and reads the take index again only when it has used that room up; the workers share a copy of
+ * the put index on their own line ({@code putIndexSeen}) and read the acceptor's only when they catch up with the
+ * copy. Either is an older value of the other's index, which can only send a thread to read the index itself.
  *
  * <p><b>One cache line each.</b> The acceptor writes {@code putIndex} on every put and the workers write
  * {@code takeAt} on every take. Side by side in one 64-byte line, each write takes the line from the other core, and
@@ -37,38 +46,47 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
      *  the only count well above ArrayBlockingQueue with four workers (the book's fast chapter). */
     static final int YIELDS = 50;
 
-    final AtomicReferenceArray<T> ring;  // package-private: ReleaseEmptyBuffer's empty() writes it its own way
+    private final AtomicReferenceArray<T> ring;
     // A field updater, not an AtomicLong: jpf-core's model of AtomicLong has no compareAndSet, so JPF could not run
     // this class (NoSuchMethodError); its model of the updater has
     private static final AtomicLongFieldUpdater<FastBufferTakeAt> TAKE_AT =
             AtomicLongFieldUpdater.newUpdater(FastBufferTakeAt.class, "takeAt");
     volatile int workersWaiting;  // written under this monitor
     volatile boolean acceptorWaiting;  // written under this monitor
+    private long roomUntil;  // the acceptor's own: indexes below it had room when it last read takeAt
     private final boolean registerFirst;
+    private final boolean readFirst;
 
     public FastBuffer(int capacity) {
-        this(capacity, true);
+        this(capacity, true, true);
     }
 
     FastBuffer(int capacity, boolean registerFirst) {
+        this(capacity, registerFirst, true);
+    }
+
+    FastBuffer(int capacity, boolean registerFirst, boolean readFirst) {
         if (capacity < 1) {
             throw new IllegalArgumentException("a buffer needs at least one place, got " + capacity);
         }
         ring = new AtomicReferenceArray<>(capacity);
         this.registerFirst = registerFirst;
+        this.readFirst = readFirst;
     }
 
     // ANCHOR: put
     @Override
     public void put(T item) throws InterruptedException {
         long t = putIndex;
-        int at = (int) (t % ring.length());
-        for (int look = 0; ring.get(at) != null; look++) {  // full: the worker of index t - capacity has not read yet
-            if (!yielded(look)) {
-                awaitEmpty(at);
+        if (t >= roomUntil) {  // past the room last seen: look at the take index again
+            roomUntil = takeAt + ring.length();
+            for (int look = 0; t >= roomUntil; look++, roomUntil = takeAt + ring.length()) {  // full
+                if (!yielded(look)) {
+                    awaitRoom(t);
+                }
             }
         }
-        ring.lazySet(at, item);  // ordered before a worker's read by the put index below
+        ring.lazySet((int) (t % ring.length()), item);  // ordered before a worker's read by the put index below
         if (publishThenLook(t + 1)) {  // a worker registered: wake it
             synchronized (this) {
                 notifyAll();  // as FastPermits: jpf-core's notify() with two waiters wakes neither (NotifyWitness)
@@ -82,15 +100,21 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
     public T take() throws InterruptedException {
         for (int look = 0; ; look++) {
             long t = takeAt;
-            if (t >= putIndex) {  // empty
+            if (t >= putIndexSeen && t >= seePutIndex()) {  // empty
                 if (!yielded(look)) {
                     awaitConnection(t);
                     look = -1;  // woken: look again as a new take does, rather than sleep at the first miss
                 }
-            } else if (TAKE_AT.compareAndSet(this, t, t + 1)) {  // index t is this worker's alone
-                int at = (int) (t % ring.length());
-                T item = ring.get(at);
-                if (emptyThenLook(at)) {  // the acceptor registered: wake it
+                continue;
+            }
+            // Read before the claim: the acceptor stores at index t + capacity only once takeAt is past t, so the
+            // place still holds connection t unless another worker claimed t first, and then the claim below fails.
+            T item = readFirst ? ring.get((int) (t % ring.length())) : null;
+            if (claim(t)) {  // index t is this worker's alone, and its place is free for the acceptor
+                if (!readFirst) {
+                    item = ring.get((int) (t % ring.length()));  // BUG (ClaimThenReadBuffer): the next lap's, maybe
+                }
+                if (acceptorWaiting) {  // the acceptor registered: wake it
                     synchronized (this) {
                         notifyAll();
                     }
@@ -100,6 +124,15 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
         }
     }
     // ANCHOR_END: take
+
+    /** Reads the put index, the line the acceptor writes on every put, and leaves it where every worker looks
+     *  first: a worker reads it only when its take index has caught up with the last one seen. Written volatile,
+     *  so a worker that reads it sees every connection stored below it, as if it had read the put index. */
+    private long seePutIndex() {
+        long p = putIndex;
+        putIndexSeen = p;  // racing workers may leave an older one: still a put index, only smaller
+        return p;
+    }
 
     // ANCHOR: wait
     /** The first {@link #YIELDS} looks of a put or a take give the core away; after them, the caller sleeps. */
@@ -128,11 +161,11 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
         }
     }
 
-    /** The acceptor's slow path: register, then look again, and sleep only while its place is still full. */
-    private void awaitEmpty(int at) throws InterruptedException {
+    /** The acceptor's slow path: register, then look again, and sleep only while index t still has no room. */
+    private void awaitRoom(long t) throws InterruptedException {
         synchronized (this) {
             try {
-                for (boolean full = registerThenLookAt(at); full; full = ring.get(at) != null) {
+                for (boolean full = registerThenLookRoom(t); full; full = t >= takeAt + ring.length()) {
                     wait();
                 }
             } finally {
@@ -160,26 +193,26 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
         return nothingPast(t);
     }
 
-    /** A worker's half of the other pair: empty place {@code at}, then look: true if the acceptor registered. */
-    final boolean emptyThenLook(int at) {
-        empty(at);
-        return acceptorWaiting;
+    /** A worker's half of the other pair: claim index t (a compare-and-set, a volatile write whose later reads
+     *  cannot pass it), the place it frees for the acceptor; its look at {@code acceptorWaiting} follows in take. */
+    final boolean claim(long t) {
+        return TAKE_AT.compareAndSet(this, t, t + 1);
     }
 
-    /** The acceptor's half, under the monitor: register, then look: true if place {@code at} is still full. */
-    final boolean registerThenLookAt(int at) {
+    /** The acceptor's half, under the monitor: register, then look: true if index t still has no room. */
+    final boolean registerThenLookRoom(long t) {
+        registerAcceptor();
+        return t >= takeAt + ring.length();
+    }
+
+    /** The acceptor's registration's volatile write: its read of the take index after it cannot pass it. */
+    void registerAcceptor() {
         acceptorWaiting = true;
-        return ring.get(at) != null;
     }
 
     /** The put index's volatile write: a later read by the acceptor cannot pass it. */
     void publish(long next) {
         putIndex = next;
-    }
-
-    /** The emptied place's volatile write: a later read by the worker cannot pass it. */
-    void empty(int at) {
-        ring.set(at, null);
     }
     // ANCHOR_END: pairs
 
@@ -216,6 +249,7 @@ abstract class FastBufferPadBeforeTake extends FastBufferPutIndex {
 
 abstract class FastBufferTakeAt extends FastBufferPadBeforeTake {
     volatile long takeAt;  // the workers' index, moved by compare-and-set (FastBuffer.TAKE_AT)
+    volatile long putIndexSeen;  // the workers' copy of putIndex, refreshed only when they catch up with it
 }
 
 abstract class FastBufferPadAfterTake extends FastBufferTakeAt {

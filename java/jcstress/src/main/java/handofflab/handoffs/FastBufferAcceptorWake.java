@@ -12,17 +12,17 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.ZZ_Result;
 
 /**
- * The Dekker pair of the acceptor's sleep: with its one place full, the acceptor registers, then looks at the place
- * (under the monitor, as its slow path does); the worker that took the connection empties the place, then looks at
- * the registration. One of the two must see the other's write, or the acceptor sleeps beside an empty place.
+ * The Dekker pair of the acceptor's sleep: with its one place holding an unclaimed connection, the acceptor registers,
+ * then looks at the take index for room (under the monitor, as its slow path does); the worker claims that index,
+ * then looks at the registration. One of the two must see the other's write, or the acceptor sleeps with room.
  */
 @JCStressTest
-@Description("FastBuffer: the acceptor's registration and the emptied place, each written before the other is read")
+@Description("FastBuffer: the acceptor's registration and the worker's claim, each written before the other is read")
 @Outcome(id = "true, true", expect = ACCEPTABLE, desc = "each saw the other: the acceptor does not sleep")
-@Outcome(id = "true, false", expect = ACCEPTABLE, desc = "the acceptor saw the place empty and does not sleep")
+@Outcome(id = "true, false", expect = ACCEPTABLE, desc = "the acceptor saw the room and does not sleep")
 @Outcome(id = "false, true", expect = ACCEPTABLE, desc = "the worker saw the acceptor registered and wakes it")
 @Outcome(id = "false, false", expect = FORBIDDEN,
-        desc = "deadlock: neither saw the other: the acceptor sleeps beside an empty place and nobody wakes it")
+        desc = "deadlock: neither saw the other: the acceptor sleeps with room and nobody wakes it")
 @State
 public class FastBufferAcceptorWake {
     private final FastBuffer<Object> buffer = JcstressSubject.buffer(1);
@@ -32,18 +32,19 @@ public class FastBufferAcceptorWake {
     }
 
     @Actor
-    @Lane(thread = "acceptor", does = "registers (acceptorWaiting = true), then reads place 0", results = 1,
-            sees = "sees place 0 empty: %s")
+    @Lane(thread = "acceptor", does = "registers (acceptorWaiting = true), then reads takeAt for index 1's room",
+            results = 1, sees = "sees room: %s")
     public void acceptor(ZZ_Result r) {
         synchronized (buffer) {
-            r.r1 = !buffer.registerThenLookAt(0);
+            r.r1 = !buffer.registerThenLookRoom(1);
         }
     }
 
     @Actor
-    @Lane(thread = "worker", does = "empties place 0, then reads acceptorWaiting", results = 2,
-            sees = "sees the acceptor registered: %s")
+    @Lane(thread = "worker", does = "claims index 0 (compare-and-set of takeAt), then reads acceptorWaiting",
+            results = 2, sees = "sees the acceptor registered: %s")
     public void worker(ZZ_Result r) {
-        r.r2 = buffer.emptyThenLook(0);
+        buffer.claim(0);
+        r.r2 = buffer.acceptorWaiting;
     }
 }

@@ -14,11 +14,11 @@ import org.openjdk.jcstress.infra.results.II_Result;
 
 /**
  * The ring's reuse of a place: with one place, the acceptor's second put stores where the first was, once the worker
- * has read the first and emptied the place. The worker must take the first, then the second: never the second twice
- * (read after the reuse), never null, never the first twice.
+ * has claimed the first (having read it before the claim). The worker must take the first, then the second: never the
+ * second twice (read after the reuse, as ClaimThenReadBuffer does), never null, never the first twice.
  */
 @JCStressTest
-@Description("FastBuffer: one place, two connections: the second stored only after the first was read")
+@Description("FastBuffer: one place, two connections: the second stored only after the first was claimed")
 @Outcome(id = "1, 2", expect = ACCEPTABLE, desc = "each connection taken once, in order")
 @Outcome(id = "2, 2", expect = FORBIDDEN, desc = "violation:NoLoss: the first was overwritten before the worker read it")
 @Outcome(id = "1, 1", expect = FORBIDDEN, desc = "violation:NoDuplicate: the first connection taken twice")
