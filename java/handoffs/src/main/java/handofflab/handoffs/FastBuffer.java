@@ -79,14 +79,13 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
     public void put(T item) throws InterruptedException {
         long t = putIndex;
         if (t >= roomUntil) {  // past the room last seen: look at the take index again
-            roomUntil = takeAt + ring.length();
-            for (int look = 0; t >= roomUntil; look++, roomUntil = takeAt + ring.length()) {  // full
+            for (int look = 0; t >= (roomUntil = roomEnd()); look++) {  // full
                 if (!yielded(look)) {
                     awaitRoom(t);
                 }
             }
         }
-        ring.lazySet((int) (t % ring.length()), item);  // ordered before a worker's read by the put index below
+        ring.lazySet(placeOf(t), item);  // ordered before a worker's read by the put index below
         if (publishThenLook(t + 1)) {  // a worker registered: wake it
             synchronized (this) {
                 notifyAll();  // as FastPermits: jpf-core's notify() with two waiters wakes neither (NotifyWitness)
@@ -109,10 +108,10 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
             }
             // Read before the claim: the acceptor stores at index t + capacity only once takeAt is past t, so the
             // place still holds connection t unless another worker claimed t first, and then the claim below fails.
-            T item = readFirst ? ring.get((int) (t % ring.length())) : null;
+            T item = readFirst ? ring.get(placeOf(t)) : null;
             if (claim(t)) {  // index t is this worker's alone, and its place is free for the acceptor
                 if (!readFirst) {
-                    item = ring.get((int) (t % ring.length()));  // BUG (ClaimThenReadBuffer): the next lap's, maybe
+                    item = ring.get(placeOf(t));  // BUG (ClaimThenReadBuffer): the next lap's, maybe
                 }
                 if (acceptorWaiting) {  // the acceptor registered: wake it
                     synchronized (this) {
@@ -165,7 +164,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
     private void awaitRoom(long t) throws InterruptedException {
         synchronized (this) {
             try {
-                for (boolean full = registerThenLookRoom(t); full; full = t >= takeAt + ring.length()) {
+                for (boolean full = registerThenLookRoom(t); full; full = t >= roomEnd()) {
                     wait();
                 }
             } finally {
@@ -177,7 +176,9 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
 
     // ANCHOR: pairs
     // The two Dekker pairs, each half one method: put, take and the slow paths above call them, and so do the
-    // jcstress tests (java/jcstress), which run the halves side by side on the real JIT and hardware. In each pair a
+    // jcstress tests (java/jcstress), which run the halves side by side on the real JIT and hardware. The one
+    // exception is the worker's half of the acceptor's pair: its write is the claim, which take must know succeeded
+    // before it looks at acceptorWaiting, so take and the jcstress test call claim, then read the field. In each pair a
     // thread writes, then reads what the other writes: only if both writes are volatile (a store no later load may
     // pass) does one of the two threads always see the other's write.
 
@@ -202,7 +203,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
     /** The acceptor's half, under the monitor: register, then look: true if index t still has no room. */
     final boolean registerThenLookRoom(long t) {
         registerAcceptor();
-        return t >= takeAt + ring.length();
+        return t >= roomEnd();
     }
 
     /** The acceptor's registration's volatile write: its read of the take index after it cannot pass it. */
@@ -215,6 +216,16 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
         putIndex = next;
     }
     // ANCHOR_END: pairs
+
+    /** The place of index t in the ring. */
+    private int placeOf(long t) {
+        return (int) (t % ring.length());
+    }
+
+    /** The first index with no room: a lap past the take index, whose place the worker of takeAt has not claimed. */
+    private long roomEnd() {
+        return takeAt + ring.length();
+    }
 
     private boolean nothingPast(long t) {
         return takeAt == t && putIndex <= t;
