@@ -32,6 +32,7 @@ public final class PreThreadedServer extends TcpServer {
     private final AtomicLong taken = new AtomicLong();
     private final AtomicLong serving = new AtomicLong();  // workers inside handleRequest now
     private volatile String lostReport = "";
+    private volatile boolean lossProven;  // lostReport is a proof (see untaken), not the end of a grace period
 
     /** The design's own handoff class (the catalog's), unless the config names another. */
     public PreThreadedServer(ServerConfig config) throws IOException {
@@ -160,13 +161,18 @@ public final class PreThreadedServer extends TcpServer {
 
     private boolean draining(long deadlineNanos) throws InterruptedException {
         if (!join(acceptor, deadlineNanos)) {
+            boolean stuck = serving.get() == 0 && allWaiting();  // read before the interrupts below wake them
             acceptor.interrupt();
             workers.forEach(Thread::interrupt);
+            lossProven = stuck;
             lostReport = serving.get() > 0
                     ? "the acceptor was still waiting to put into a full " + handoffName + " while " + serving.get()
                       + " worker(s) were serving when the grace period ended (a longer --grace-ms lets them finish)"
-                    : "the acceptor was still blocked in " + handoffName + ".put while no worker was serving: "
-                      + "the handoff is full, and no worker takes from it";
+                    : stuck ? "the acceptor was still blocked in " + handoffName + ".put while every worker waited "
+                      + "and none was serving: the handoff is full, and no worker takes from it"
+                    : "the acceptor was still waiting to put into a full " + handoffName + " while workers were "
+                      + "running but none was serving when the grace period ended (a busy machine, or a handoff "
+                      + "that spins: a longer --grace-ms lets them finish)";
             return false;
         }
         synchronized (taken) {
@@ -217,15 +223,26 @@ public final class PreThreadedServer extends TcpServer {
      */
     private String untaken() {
         long queued = handedOff.get() - taken.get(), busy = serving.get();
-        boolean allWaiting = workers.stream().allMatch(t -> t.getState() == Thread.State.WAITING
-                || t.getState() == Thread.State.BLOCKED || t.getState() == Thread.State.TIMED_WAITING);
-        if (busy == 0 && allWaiting) {
+        if (busy == 0 && allWaiting()) {
+            lossProven = true;
             return queued + " connection(s) handed off to " + handoffName + " were never taken while every worker "
                     + "waited in take(): the handoff lost them";
         }
         return queued + " connection(s) still queued in " + handoffName + " and " + busy + " being served when the "
                 + "grace period ended (a request may ask for up to " + Protocol.MAX_DELAY_MS / 1000 + " s of work: "
                 + "a longer --grace-ms lets them finish)";
+    }
+
+    /** Every worker parked or blocked: none is running (a worker that spins in take() is running). */
+    private boolean allWaiting() {
+        return workers.stream().allMatch(t -> t.getState() == Thread.State.WAITING
+                || t.getState() == Thread.State.BLOCKED || t.getState() == Thread.State.TIMED_WAITING);
+    }
+
+    /** Whether the last shutdown that did not drain proved a loss or a hang (every worker waiting, none serving)
+     *  rather than running out of its grace period with threads still running: a busy machine can do that. */
+    public boolean lossProven() {
+        return lossProven;
     }
 
     /** Why the last shutdown did not drain, or "". */
