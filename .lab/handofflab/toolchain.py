@@ -35,6 +35,11 @@ TOXIPROXY_FIX = ("Toxiproxy is built once from the Go module proxy, which needs 
                  "(then run the command again; `./lab doctor` shows it)")
 
 
+class TimedOut(LabError):
+    """A tool that ran past its time limit (and was stopped): a caller that knows how busy the machine was can call
+    it no verdict rather than an error."""
+
+
 def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict | None = None,
         timeout: float | None = None, check: bool = True, text: bool = True) -> subprocess.CompletedProcess:
     """The kit's one way to run a tool (the grader's jail runs submitted code its own way):
@@ -49,7 +54,7 @@ def run(cmd: list[str], what: str, fix: str, cwd: Path | None = None, env: dict 
         except FileNotFoundError:
             raise LabError(f"{what}: `{cmd[0]}` is not installed", fix)
         except subprocess.TimeoutExpired:
-            raise LabError(f"{what}: ran past {timeout:.0f} s", fix)
+            raise TimedOut(f"{what}: ran past {timeout:.0f} s", fix)
     if proc.returncode < 0:  # ended by a signal from outside: no verdict, whatever a caller would read from the exit
         raise LabError(f"{what} was stopped by {_signal_name(-proc.returncode)} before it finished",
                        "run it again; if it is stopped again, look for what stops it (out of memory: `dmesg | tail`)")

@@ -70,6 +70,25 @@ def test_a_check_that_finishes_no_trial_runs_once_more_with_twice_the_time(monke
         assert asked == [asked[0], 2 * asked[0]]
 
 
+def test_a_checker_that_runs_past_its_limit_is_no_verdict_with_the_machines_load_measured(monkeypatch):
+    """Lincheck on FastBuffer once ran past its 300 s beside two busy loops and a test run, and verify-verdicts
+    reported a checker's failure. A run past the limit is "incomplete" (run once more, as a stress run that
+    finished no trial), with the cores other work kept busy measured, for the caller to hold to the grader's bar."""
+    from handofflab import toolchain
+    v = catalog.load().variant("FastBuffer")
+    calls = []
+
+    def run(checker, name, seconds=3.0, timeout=300, tier="ci"):
+        calls.append(seconds)
+        raise toolchain.TimedOut(f"{checker} on FastBuffer: ran past 300 s", "run it alone")
+
+    monkeypatch.setattr(javacheck, "run_checker", run)
+    monkeypatch.setattr(javacheck, "verdict_swimlane", lambda verdict: None)
+    o = javacheck.check_pair(v, "lincheck")
+    assert o.got == "incomplete" and "ran past 300 s" in o.detail and len(calls) == 2
+    assert "others_cores" in o.stats and o.stats["others_cores"] >= 0
+
+
 def test_every_buggy_class_is_claimed_caught_and_every_correct_one_to_pass():
     cat = catalog.load()
     for v in cat.select(None, "ci"):
