@@ -230,6 +230,7 @@ def summarize(rows: list[dict], partial: bool = False, mode: str = "quick", slee
                  + ("run `--full` (2 forks x 5 iterations) before quoting one." if mode == "quick" else
                     "quote each with its interval: on a machine this noisy more iterations narrow it only slowly.")
                  if wide else f"All {len(others)} ratios are within ±10 %.")]
+    lines += targets_lines(df)
     if sleeping is not None:
         lines += ["", *sleeping_lines(sleeping, df)]
     if partial:
@@ -237,6 +238,33 @@ def summarize(rows: list[dict], partial: bool = False, mode: str = "quick", slee
     (OUT / "summary.md").write_text("\n".join(lines) + "\n")
     info("\n".join(lines))
     return df
+
+
+# The fast handoffs' bars (the fast chapter): each against the field's best of its kind, in the same run.
+TARGETS = (("FastBuffer", "SpmcArrayQueue", 0.8), ("FastPht", "ArrayBlockingQueue", 1.0))
+
+
+def targets_lines(df) -> list[str]:
+    """Each fast handoff's throughput over its bar's, width by width, with the 99.9 % interval of the quotient (the
+    two scores' relative errors in quadrature, as ratio_errors), and whether the point estimate reaches the bar."""
+    import math
+
+    lines = []
+    for impl, against, bar in TARGETS:
+        mine, theirs = df[df["impl"] == impl].set_index("workers"), df[df["impl"] == against].set_index("workers")
+        cells = []
+        for n in sorted(set(mine.index) & set(theirs.index)):
+            a, b = mine.loc[n], theirs.loc[n]
+            if a["status"] != "ok" or b["status"] != "ok":
+                continue
+            ratio = a["items_per_us"] / b["items_per_us"]
+            rel = math.hypot(a["error_99"] / a["items_per_us"], b["error_99"] / b["items_per_us"])
+            spread = f" ±{100 * rel:.0f} %" if not math.isnan(rel) else " ±?"
+            cells.append(f"{n}: ×{ratio:.2f}{spread} {'≥' if ratio >= bar else '<'} {bar}")
+        if cells:
+            lines.append(f"- `{impl}` / `{against}` (the bar: ×{bar}): " + "; ".join(cells))
+    return ["", "The fast handoffs against their bars, in the same run (workers: ratio, its 99.9 % interval):", *lines] \
+        if lines else []
 
 
 def sleeping_lines(sleeping, df) -> list[str]:

@@ -93,6 +93,22 @@ def test_the_summary_says_how_wide_each_ratio_is(monkeypatch, tmp_path):
     assert "[×2.00 ±7 %]" in md and "[×0.50 ±50 %]" in md and "**1 of 2 ratios are wider than ±10 %**" in md
 
 
+def test_the_summary_holds_each_fast_handoff_to_its_bar(monkeypatch, tmp_path):
+    """Issue 87's bars, read off the same run: FastBuffer against JCTools' SpmcArrayQueue (0.8), FastPht against
+    ArrayBlockingQueue (1.0), with the quotient's interval; a width where either point failed is left out."""
+    monkeypatch.setattr(bench_handoffs, "OUT", tmp_path)
+    rows = [dict(impl=i, kind="", handoff="", workers=n, status=st, items_per_us=v, error_99=e, samples=3, min=v,
+                 max=v) for i, n, st, v, e in (
+        ("ArrayBlockingQueue", 1, "ok", 10.0, 0.3), ("SpmcArrayQueue", 1, "ok", 30.0, 0.0),
+        ("FastBuffer", 1, "ok", 27.0, 0.0), ("FastPht", 1, "ok", 9.0, 0.4),
+        ("ArrayBlockingQueue", 2, "ok", 10.0, 0.0), ("SpmcArrayQueue", 2, "ok", 30.0, 0.0),
+        ("FastBuffer", 2, "failed", 0.0, 0.0), ("FastPht", 2, "ok", 10.5, 0.0))]
+    bench_handoffs.summarize(rows)
+    md = (bench_handoffs.OUT / "summary.md").read_text()
+    assert "- `FastBuffer` / `SpmcArrayQueue` (the bar: ×0.8): 1: ×0.90 ±0 % ≥ 0.8\n" in md
+    assert "- `FastPht` / `ArrayBlockingQueue` (the bar: ×1.0): 1: ×0.90 ±5 % < 1.0; 2: ×1.05 ±0 % ≥ 1.0" in md
+
+
 @QUICK_RUN
 def test_summary_and_plot_are_written(quick):
     out, _ = quick
