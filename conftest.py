@@ -45,5 +45,5 @@ def pytest_runtest_makereport(item, call):
 
 
 
-# The tiers (`full` marks, --tier, --with-full, --list-full): handofflab/tierplugin.py.
-pytest_plugins = ["handofflab.tierplugin"]
+# The tiers (`full` marks, --tier, --with-full, --list-full): handofflab/suite/tierplugin.py.
+pytest_plugins = ["handofflab.suite.tierplugin"]

@@ -34,7 +34,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from scipy import stats
 
-from handofflab import catalog, paths
+from handofflab.ground import catalog, paths
 
 cat = catalog.load()
 N, CLIENTS = 2800, 140          # the papers' requests in all, and simultaneous connections (35 hosts x 4)

@@ -37,7 +37,8 @@ import pandas as pd
 from IPython.display import Image, display
 from scipy import stats
 
-from handofflab import bench_calendar, bench_calendar_results, catalog, paths
+from handofflab.benches import bench_calendar, bench_calendar_results
+from handofflab.ground import catalog, paths
 
 kinds = bench_calendar.list_kinds(catalog.load())
 DB = bench_calendar_results.DATABASE

@@ -27,7 +27,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from scipy import stats
 
-from handofflab import dht
+from handofflab.benches import dht
 
 # %% [markdown]
 # ## The critical values of $H$
@@ -252,7 +252,7 @@ plt.show()
 # machine's complete study where there is one, the shipped reference otherwise (the next cell says which).
 
 # %%
-from handofflab import paths
+from handofflab.ground import paths
 
 mine = paths.RESULTS / "bench" / "dht-latency"
 summary_md = mine / "summary.md"
@@ -283,7 +283,7 @@ assert networks[0] == "loopback" and set(rho.network) >= set(networks) and rho.r
 # network, beside N-1's insert barrier time against $p$:
 
 # %%
-from handofflab.bench_dht_results import latency_figure
+from handofflab.benches.bench_dht_results import latency_figure
 
 latency_figure(scatter, rho, pd.read_csv(folder / "processors.csv"))   # the figure the bench draws, from these files
 

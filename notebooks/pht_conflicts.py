@@ -32,7 +32,7 @@ import numpy as np
 import matplotlib.pyplot as plt
 from math import comb
 
-from handofflab.measure import java_csv
+from handofflab.benches.measure import java_csv
 
 
 def p_conflict(m, n):

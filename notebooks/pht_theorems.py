@@ -34,7 +34,7 @@
 import numpy as np
 import matplotlib.pyplot as plt
 
-from handofflab.measure import java_csv
+from handofflab.benches.measure import java_csv
 
 M = 101                     # the paper's table size (a prime: double hashing needs it)
 rng = np.random.default_rng(2006)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from handofflab.measure import java_csv
+from handofflab.benches.measure import java_csv
 
 W = 16            # workers
 T_R = 2000        # service time t_r, µs

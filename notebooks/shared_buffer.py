@@ -34,7 +34,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from handofflab import javabuild
+from handofflab.java import javabuild
 
 CAPACITY = 8          # slots
 SERVICE_US = 200      # t_s per connection, microseconds

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import paths
+from handofflab.ground import paths
 
 
 def _descendants(root: int) -> list[tuple[int, str]]:
@@ -74,7 +74,7 @@ def _age(pid: int) -> float:
                   seconds=30)
 @pytest.mark.parametrize("command", ["book", "release"])
 def test_a_kernel_killed_mid_run_ends_book_and_release_with_one_clear_error(command, tmp_path):
-    from handofflab import notebooks
+    from handofflab.docs import notebooks
     args = ["book"] if command == "book" else ["release", str(tmp_path / "copy"), "--lab", "pht"]
     moved = notebooks.RENDERED / "pht_conflicts.md"
     aside = tmp_path / "pht_conflicts.md"

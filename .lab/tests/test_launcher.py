@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from pathlib import Path
 
-from handofflab import paths
+from handofflab.ground import paths
 
 
 def _path_without(tmp_path: Path, *missing: str) -> str:
@@ -48,7 +48,7 @@ def test_doctor_lists_every_tool_with_a_version():
     for required in ("java", "mvn", "python"):  # this machine runs the tests, so it has them
         assert " ok " in rows[required], rows[required]
     from grader import jail
-    from handofflab import javabuild
+    from handofflab.java import javabuild
     if jail.ISOLATION == "full" and javabuild.STAMP.exists():  # this kit grades: its uid must read the jars
         readable = next(line for name, line in rows.items() if name.startswith("kit readable"))  # the name may wrap
         assert " ok " in readable, readable
@@ -113,7 +113,7 @@ def test_the_suite_runs_on_every_core_unless_told_otherwise(monkeypatch):
 
 def test_a_jvm_the_kit_starts_gets_a_temporary_folder_that_goes_with_it():
     # Lincheck leaves a jar in java.io.tmpdir at each run: thousands a day in /tmp, were it /tmp
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     proc = toolchain.run(["java", "-XshowSettings:properties", "-version"], "java", "install a JDK")
     tmpdir = next(line.split("=", 1)[1].strip() for line in proc.stderr.splitlines()
                   if line.strip().startswith("java.io.tmpdir"))
@@ -135,7 +135,7 @@ def test_processes_that_find_tlc_missing_at_once_fetch_it_once_and_whole(tmp_pat
     fetches it (into a folder of its own, moved in whole), the others wait and find it there. Before the lock,
     two Maven copies into one jar failed a fresh clone's CI."""
     import concurrent.futures
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     monkeypatch.setattr(paths, "TOOLS", tmp_path)
     monkeypatch.setattr(toolchain, "TLA_DIR", tmp_path / "tla")
     fetches = []
@@ -154,7 +154,7 @@ def test_a_new_clone_installs_mdbook_katex_from_the_machines_cargo_build(tmp_pat
     installs in seconds what an earlier one compiled (measured: 193 s cold, 2.3 s warm), and keeps nothing of it."""
     import shutil
 
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     if not shutil.which("cargo"):
         pytest.skip("no cargo here (the kit's prerequisites name it)")
     monkeypatch.setattr(toolchain, "CARGO_ROOT", tmp_path / "cargo")
@@ -168,8 +168,8 @@ def test_a_new_clone_installs_mdbook_katex_from_the_machines_cargo_build(tmp_pat
 
 def test_programs_run_beside_a_block_end_with_it_however_it_ends():
     import signal
-    from handofflab import toolchain
-    from handofflab.console import LabError
+    from handofflab.ground import toolchain
+    from handofflab.ground.console import LabError
     stubborn = [sys.executable, "-c", "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
                                       "print('up', flush=True)\ntime.sleep(600)"]
     with pytest.raises(RuntimeError):

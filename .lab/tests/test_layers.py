@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from handofflab import paths
+from handofflab.ground import paths
 
 LINT = Path(sys.executable).parent / "lint-imports"
 
@@ -33,17 +33,22 @@ def _layers() -> list[str]:
 def test_the_kits_imports_keep_the_layers():
     run = _lint(paths.ROOT)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "2 kept, 0 broken" in run.stdout, run.stdout
+    assert "3 kept, 0 broken" in run.stdout, run.stdout
 
 
-def test_every_module_has_a_floor():
-    """A module no layer names is checked by no layer: each of handofflab's and its commands' is named (the
-    grader is one layer, whole)."""
+FLOORS = {"commands", "docs", "benches", "suite", "java", "models", "ground"}
+
+
+def test_every_module_has_a_floor_and_its_folder_is_the_floor():
+    """A module no layer names is checked by no layer: every module of handofflab lies in a floor's folder, and
+    the contracts name those folders (the grader is one layer, whole). Only the package's entry point is flat."""
     named = set(_layers())
-    modules = {f"handofflab.{p.stem}" for p in (paths.ROOT / ".lab" / "handofflab").glob("*.py")
-               if p.stem != "__init__"} | {"handofflab.commands"}
-    assert modules - named == set(), "give each a layer in pyproject.toml's [tool.importlinter]"
-    assert "grader" in named
+    root = paths.ROOT / ".lab" / "handofflab"
+    flat = {p.name for p in root.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert not flat, f"put each in a floor's folder ({', '.join(sorted(FLOORS))}): {sorted(flat)}"
+    folders = {p.parent.name for p in root.glob("*/*.py")}
+    assert folders == FLOORS, folders
+    assert {f"handofflab.{f}" for f in FLOORS} <= named and "grader" in named, named
 
 
 def _tree_with(tmp_path: Path, module: str, line: str) -> Path:
@@ -54,15 +59,23 @@ def _tree_with(tmp_path: Path, module: str, line: str) -> Path:
     shutil.copy(paths.ROOT / "pyproject.toml", root / "pyproject.toml")
     target = root / module
     source = target.read_text()
-    at = source.index("\nfrom handofflab")  # after the module's docstring and its standard imports
+    # after the module's docstring and its standard imports (or, in a module that imports nothing of the kit,
+    # before its first import)
+    at = source.index("\nfrom handofflab") if "\nfrom handofflab" in source else source.index("\nimport ")
     target.write_text(source[:at] + "\n" + line + source[at:])
     return root
 
 
 @pytest.mark.parametrize("module, line, broken", [
-    (".lab/handofflab/toolchain.py", "from handofflab.commands import release", "handofflab.toolchain -> handofflab.commands.release"),
-    (".lab/handofflab/toolchain.py", "from handofflab import javabuild", "handofflab.toolchain -> handofflab.javabuild"),
-    (".lab/handofflab/tlc.py", "import grader", "handofflab.tlc -> grader"),
+    (".lab/handofflab/ground/toolchain.py", "from handofflab.commands import release", "handofflab.ground.toolchain -> handofflab.commands.release"),
+    (".lab/handofflab/ground/toolchain.py", "from handofflab.java import javabuild", "handofflab.ground.toolchain -> handofflab.java.javabuild"),
+    (".lab/handofflab/models/tlc.py", "import grader", "handofflab.models.tlc -> grader"),
+    # an engine that imports a command, a floor below that imports one above, two families of one floor tied
+    (".lab/handofflab/docs/book.py", "from handofflab.commands import release", "handofflab.docs.book -> handofflab.commands.release"),
+    (".lab/handofflab/models/tlc.py", "from handofflab.java import javacheck", "handofflab.models.tlc -> handofflab.java.javacheck"),
+    (".lab/handofflab/docs/book.py", "from handofflab.benches import bench_handoffs", "handofflab.docs.book -> handofflab.benches.bench_handoffs"),
+    # inside the ground floor: the paths stand on nothing of the kit
+    (".lab/handofflab/ground/paths.py", "from handofflab.ground import catalog", "handofflab.ground.paths -> handofflab.ground.catalog"),
 ])
 def test_an_import_against_the_direction_breaks_a_contract(tmp_path, module, line, broken):
     run = _lint(_tree_with(tmp_path, module, line))
@@ -73,7 +86,7 @@ def test_an_import_against_the_direction_breaks_a_contract(tmp_path, module, lin
 # The two places the kit starts a program: toolchain's runners (run, run_beside, run_foreground, run_streaming)
 # for its tools, the jail for submitted code. run and run_beside name a missing tool; run_beside and the jail
 # leave no process behind however their caller ends.
-RUNNERS = {"handofflab/toolchain.py", "grader/jail.py"}
+RUNNERS = {"handofflab/ground/toolchain.py", "grader/jail.py"}
 
 
 def test_programs_are_started_by_the_kits_runners_only():
@@ -88,4 +101,4 @@ def test_programs_are_started_by_the_kits_runners_only():
                         and node.attr in ("run", "Popen", "call", "check_call", "check_output", "system", "popen",
                                           "execv", "execvp", "spawnv"):
                     started.append(f"{module.relative_to(paths.ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
-    assert not started, "start these through handofflab.toolchain's runners:\n" + "\n".join(started)
+    assert not started, "start these through handofflab.ground.toolchain's runners:\n" + "\n".join(started)

@@ -3,7 +3,7 @@
 and promised as still to come what had been built)."""
 import re
 
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands.cli import bench, check, cli
 
 README = (paths.ROOT / "README.md").read_text()

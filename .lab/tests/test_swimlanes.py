@@ -1,5 +1,5 @@
 """The one counterexample view renders as the book shows it."""
-from handofflab.swimlanes import Step, Swimlane
+from handofflab.ground.swimlanes import Step, Swimlane
 
 
 def lane(changes: list[str]) -> Swimlane:

@@ -1,4 +1,4 @@
-"""The suite's tiers (handofflab/tiers.py, tierplugin.py): a heavy test says why and leaves the default
+"""The suite's tiers (handofflab/suite/tiers.py, tierplugin.py): a heavy test says why and leaves the default
 tier, `--tier full` runs everything, CI's slices hold every full unit once, and a tier mark without its
 reason is refused by name, in pytest and in JUnit alike."""
 import json
@@ -9,8 +9,9 @@ import textwrap
 
 import pytest
 
-from handofflab import paths, tiers
-from handofflab.console import LabError
+from handofflab.ground import paths
+from handofflab.suite import tiers
+from handofflab.ground.console import LabError
 
 SUITE = textwrap.dedent('''
     import pytest
@@ -40,7 +41,7 @@ SUITE = textwrap.dedent('''
 
 def _pytest(tmp_path, *args, suite=SUITE, xdist=False):
     (tmp_path / "test_suite.py").write_text(suite)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "handofflab.tierplugin", "-p", "no:cacheprovider",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "handofflab.suite.tierplugin", "-p", "no:cacheprovider",
                            *([] if xdist else ["-p", "no:xdist"]), "--rootdir", str(tmp_path), "-c", "/dev/null",
                            *args, "test_suite.py"], cwd=tmp_path, capture_output=True, text=True)
     return proc.returncode, proc.stdout + proc.stderr
@@ -140,7 +141,7 @@ def test_a_junit_full_tag_without_its_reason_is_refused(tmp_path):
 
 def test_the_kits_suite_has_a_default_tier_in_every_layer():
     """The full tier is where heavy tests go, not where a layer goes: every layer keeps tests in the default tier."""
-    from handofflab import paths
+    from handofflab.ground import paths
     from handofflab.commands import testrun
     proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist",
                            "--import-mode=importlib"], cwd=paths.ROOT, capture_output=True, text=True)

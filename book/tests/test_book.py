@@ -5,8 +5,9 @@ import shutil
 
 import pytest
 
-from handofflab import book, paths
-from handofflab.console import LabError
+from handofflab.docs import book
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build)
 pytestmark = pytest.mark.xdist_group("source-tree")
@@ -102,7 +103,8 @@ def test_an_include_of_a_missing_anchor_fails(tmp_path):
 def test_a_drawn_counterexample_whose_run_differs_from_the_catalog_stops_the_build(monkeypatch):
     """The book runs only the pairs its chapters draw; a run that disagrees with the catalog (here a
     stub: the notify buffer passing) must stop the build, not draw a counterexample nobody can reproduce."""
-    from handofflab import catalog, javacheck
+    from handofflab.ground import catalog
+    from handofflab.java import javacheck
     cat = catalog.load()
     monkeypatch.setattr(javacheck, "check_pair", lambda v, checker: javacheck.JavaOutcome(
         v.name, checker, v.expected(checker), "pass", "stubbed", 0.0, {}))
@@ -150,7 +152,7 @@ def test_the_theorems_chapter_renders_proofs_and_the_executed_notebooks():
     assert "Kruskal" in bench and re.search(r'generated/notebooks/benchmarks/output_\d+_\d+\.png', bench)
 
 
-@pytest.mark.skipif(__import__("handofflab.toolchain").toolchain.chromium() is None,
+@pytest.mark.skipif(__import__("handofflab.ground.toolchain").ground.toolchain.chromium() is None,
                     reason="no Chromium here (sudo apt-get install chromium)")
 def test_a_reader_sees_math_highlighted_code_and_plots_in_chromium():
     shots = book.screenshots()
@@ -160,7 +162,7 @@ def test_a_reader_sees_math_highlighted_code_and_plots_in_chromium():
 
 def test_a_page_without_its_plot_is_reported(tmp_path, monkeypatch):
     """The screenshot check can fail: a page that should show a plot and shows none."""
-    if __import__("handofflab.toolchain").toolchain.chromium() is None:
+    if __import__("handofflab.ground.toolchain").ground.toolchain.chromium() is None:
         pytest.skip("no Chromium here (sudo apt-get install chromium)")
     with pytest.raises(LabError) as e:
         book.screenshots((("glossary.html", "plot code tla"),))
@@ -209,7 +211,7 @@ def test_the_books_checker_tables_say_what_the_catalog_claims():
     """Every table of classes and checkers in the book (the fast chapter's, with the jcstress column) holds, for each
     class, the verdict its catalog entry claims, or 'not claimed' where it claims none (issue 66: the catalog, the
     command and the book agree on the column)."""
-    from handofflab import catalog
+    from handofflab.ground import catalog
     cat = catalog.load()
     seen = set()
     for chapter in sorted((paths.BOOK / "src").glob("*.md")):
@@ -232,7 +234,7 @@ def test_every_claim_the_chapters_make_about_a_trace_or_table_holds_and_a_false_
     telling of two workers woken together above a trace where one waited and the other came in fresh). The kit's own
     claims hold; a claim of a thread that did not take the step, of a row the trace lacks, of a value or a figure not
     shown, each fails with the chapter's line."""
-    from handofflab.swimlanes import Step, Swimlane
+    from handofflab.ground.swimlanes import Step, Swimlane
     book.generate()
     assert book.check_claims() == []
     assert len(book.CLAIM.findall("\n".join(p.read_text() for p in (paths.BOOK / "src").glob("*.md")))) >= 12
@@ -360,7 +362,7 @@ def test_the_fast_chapters_sleeping_table_is_the_shipped_reference_run():
     sleeping.csv's, figure for figure, as `./lab bench handoffs` writes its own summary; and the sentence that says
     the sleepers burn nothing idle and the polled queue a quarter to three quarters of a core is that CSV's too."""
     import csv
-    from handofflab import bench_handoffs
+    from handofflab.benches import bench_handoffs
     ref = {(r["impl"], int(r["workers"])): r
            for r in csv.DictReader((paths.NOTEBOOKS / "reference" / "handoffs" / "sleeping.csv").open())}
     text = (paths.BOOK / "src" / "fast.md").read_text()
@@ -384,7 +386,7 @@ def test_a_pinned_trace_that_tlc_no_longer_draws_stops_the_build(tmp_path, monke
     to it; a pin that differs from TLC's trace by one step, or a trace with no pin, stops the build and says how to pin
     again (issue 86: the chapter's NonPrimePht lasso was not the one TLC drew, so a reader could not compare rows)."""
     import json
-    from handofflab import specs
+    from handofflab.models import specs
     book.generate()
     book.check_pins()  # the kit's pins are what TLC draws now
     drawn = [f[:-3] for f in book.included("specs") if f != "summary.md"]

@@ -6,7 +6,8 @@ from html import unescape
 
 import pytest
 
-from handofflab import book, paths, toolchain
+from handofflab.docs import book
+from handofflab.ground import paths, toolchain
 
 # one worker for every test that writes into the source tree (book/src/generated, book/build)
 pytestmark = pytest.mark.xdist_group("source-tree")

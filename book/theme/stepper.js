@@ -1,5 +1,5 @@
 // The book's counterexample stepper. `./lab book` draws every counterexample as a swimlane table and puts its
-// trace's frames beside it as inline JSON (Swimlane.stepper_markdown in .lab/handofflab/swimlanes.py): for each row,
+// trace's frames beside it as inline JSON (Swimlane.stepper_markdown in .lab/handofflab/ground/swimlanes.py): for each row,
 // the whole state after it, what it changed and where each thread is. This script turns the table into a cursor over
 // its rows: a click or the arrow keys move it, the panel beside shows the state at the cursor with the row's changes
 // marked, and a lasso's loop can be replayed. Without JavaScript the reader keeps the table. It reads nothing but the

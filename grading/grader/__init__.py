@@ -11,7 +11,7 @@ the engines and the ground floor (.lab/handofflab), never a command (pyproject.t
               rlimits), and reading back what it wrote without trusting it
 - classfiles  what a class file refers to and where its monitors come from, read from `javap -v`
 - allowlist   what a submission's bytecode may call (labs/allowed-api.toml), judged on what classfiles read
-- junit_launcher  JUnit's console launcher, written once (TLC's command line is in handofflab.tlc)
+- junit_launcher  JUnit's console launcher, written once (TLC's command line is in handofflab.models.tlc)
 - submission  unpack, find, compile or translate, and the API allow-list on the bytecode
 - feedback    what a failing verdict tells the student, and the lab's own hint for it
 - scoring     the one catch/false-alarm rule of labs whose submission judges the kit's designs

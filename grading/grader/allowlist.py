@@ -13,8 +13,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handofflab import paths
-from handofflab.console import LabError
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 
 from grader.classfiles import ClassFile
 

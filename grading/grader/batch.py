@@ -12,8 +12,8 @@ from pathlib import Path
 from grader import single
 from grader import rubric as rubric_mod
 from grader import budgets, jail
-from handofflab import paths
-from handofflab.console import LabError
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 
 
 # -- repeatability ---------------------------------------------------------------------
@@ -23,7 +23,7 @@ def reruns(lab: str, submission: Path, runs: int, out_dir: Path | None = None,
     """Grades one submission `runs` times: every run must give the same marks, test by test
     (a correct solution full marks every time, a buggy one its failures every time). Writes
     reruns.csv (one row per run: seconds and each test's score) and exits 1 on any difference."""
-    from handofflab.console import ok, progress
+    from handofflab.ground.console import ok, progress
 
     out_dir = out_dir or paths.RESULTS / "grading" / lab / f"{submission.resolve().stem}-reruns"
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
     writes out_dir/NAME/{results.json,report.md} and out_dir/gradebook.csv. A submission that
     breaks the grader itself is a row with its error, never the end of the batch."""
 
-    from handofflab.console import progress, warn
+    from handofflab.ground.console import progress, warn
 
     rubric = rubric_mod.load(lab)
     if jail.ISOLATION != "full" and not allow_weak_isolation:  # once, not as a row per student
@@ -139,7 +139,7 @@ def grade_batch(lab: str, folder: Path, out_dir: Path | None = None, jobs: int |
 
 
 def _write_gradebook(gradebook: Path, rows: list[dict], names: list[str], jobs: int, seconds: float) -> Path:
-    from handofflab.console import ok, warn
+    from handofflab.ground.console import ok, warn
 
     with gradebook.open("w", newline="") as f:
         w = csv.DictWriter(f, ["submission", "id", "score", "max_score", *names, "seconds", "problem"])

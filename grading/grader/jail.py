@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import budgets, cgroups
-from handofflab import paths
-from handofflab.toolchain import machine_cpu_seconds
+from handofflab.ground import paths
+from handofflab.ground.toolchain import machine_cpu_seconds
 
 # One uid per grading, from a range no account uses; the base moves with the grader's pid so that
 # two graders running at once (a batch in two shells) do not share one.

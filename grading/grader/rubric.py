@@ -7,8 +7,8 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 
-from handofflab import catalog, paths
-from handofflab.console import LabError
+from handofflab.ground import catalog, paths
+from handofflab.ground.console import LabError
 
 # The keys each kind of test may have, besides name, kind, points and hidden.
 KIND_KEYS = {

@@ -16,8 +16,9 @@ from grader.context import Context
 from grader.jail import Jail
 from grader.results import Grade, TestResult
 from grader.rubric import Rubric
-from handofflab import javabuild, paths, toolchain
-from handofflab.console import LabError
+from handofflab.java import javabuild
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError
 
 
 class WeakIsolation(LabError):

@@ -11,8 +11,10 @@ from pathlib import Path
 from grader import allowlist, budgets, classfiles
 from grader.jail import Jail, MalformedReport, read_report
 from grader.rubric import Rubric
-from handofflab import javabuild, paths, tlc
-from handofflab.console import LabError
+from handofflab.java import javabuild
+from handofflab.ground import paths
+from handofflab.models import tlc
+from handofflab.ground.console import LabError
 
 _NAME = re.compile(r"[\w.+@ -]+")  # a path component a submission may use
 

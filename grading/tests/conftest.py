@@ -52,7 +52,7 @@ def _make_copy(target: Path, labs: list[str]) -> Path:
     revealed, as an instructor releases them."""
     import shutil
 
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     from handofflab.commands import release
     reveal = sorted({o for lab in labs for o in NEEDS_REVEALED.get(lab, ())} - set(labs))
     release.release(target, labs, reveal=tuple(reveal))
@@ -86,7 +86,7 @@ def _walk_samples(lab: str) -> dict[str, list[float]]:
 
 def _sample_text(lab: str, name: str) -> tuple[str, str]:
     """(the lab's one file, its text) for a sample: the starter, the reference, or a sample's folder."""
-    from handofflab import paths
+    from handofflab.ground import paths
     file = grader.load_rubric(lab).file
     if name == "starter":
         return file, (paths.LABS / lab / "starter" / file).read_text()

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import gradescope, verify
-from handofflab.console import LabError
+from handofflab.ground.console import LabError
 
 # one worker, so the module's batch is graded once
 pytestmark = pytest.mark.xdist_group("batch")

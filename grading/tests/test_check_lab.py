@@ -5,7 +5,7 @@ student's side; and a walk through each lab in a fresh copy of it."""
 import pytest
 
 import grader
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import copycheck, student, verify
 
 SUBMISSIONS = paths.GRADING / "tests" / "submissions"

@@ -9,7 +9,7 @@ import pytest
 import grader
 from grader import classfiles
 from grader.kinds.design import _locks_over
-from handofflab import javabuild
+from handofflab.java import javabuild
 
 SHAPES = '''
 package handofflab.labs.pht;

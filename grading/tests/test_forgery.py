@@ -12,8 +12,9 @@ import pytest
 
 import grader
 from grader import allowlist, classfiles, jail
-from handofflab import javacheck, paths
-from handofflab.console import LabError
+from handofflab.java import javacheck
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 
 sys.path.insert(0, str(Path(__file__).parent))  # ./lab test imports test files by path (importlib mode)
 from test_hostile import CORRECT, LIGHT, grade, hostile  # noqa: E402
@@ -382,7 +383,7 @@ def test_the_design_gates_every_configurations_points(tmp_path, monkeypatch):
     from grader.context import Context
     from grader.kinds import tlc
     from grader.results import Grade, TestResult
-    from handofflab import catalog
+    from handofflab.ground import catalog
     rubric = grader.load_rubric("pipes-spec")
     cat = catalog.load()
     monkeypatch.setattr(tlc, "_problem", lambda source, rubric: "")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import verify
-from handofflab.console import LabError
+from handofflab.ground.console import LabError
 
 SAMPLES = Path(__file__).parent / "submissions" / "buffer"
 

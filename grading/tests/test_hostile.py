@@ -23,7 +23,7 @@ import pytest
 
 import grader
 from grader import jail
-from handofflab import paths
+from handofflab.ground import paths
 
 CORRECT = (paths.ROOT / "grading" / "tests" / "submissions" / "buffer" / "correct" / "StudentBuffer.java").read_text()
 isolated = pytest.mark.skipif(jail.ISOLATION != "full", reason=f"jail isolation here: {jail.ISOLATION}")
@@ -362,7 +362,7 @@ def test_the_jail_starts_in_its_work_folder_wherever_the_kit_lives(tmp_path, und
         reads = {"git": "cat .git/HEAD", "marks": "cat grading/tests/submissions/expected.toml",
                  "grader": "cat grading/grader/single.py", "where": "pwd"}
         script = "\n".join(f"echo '{k}:'\"$( {cmd} 2>/dev/null | head -1 )\"" for k, cmd in reads.items())
-        code = ("import sys, tempfile\nfrom pathlib import Path\nimport grader.jail\nfrom handofflab import paths\n"
+        code = ("import sys, tempfile\nfrom pathlib import Path\nimport grader.jail\nfrom handofflab.ground import paths\n"
                 "work = Path(tempfile.mkdtemp(prefix='grade-jailtest-'))\n"
                 "jail = grader.jail.Jail(work, (paths.ROOT / 'grading', paths.ROOT / '.git', paths.RESULTS))\n"
                 "print('WORK', work)\nprint(jail.run(['sh', '-c', sys.argv[1]], timeout=60).output)\n")
@@ -406,7 +406,7 @@ def test_what_the_jails_uid_cannot_read_of_the_kit_is_named(tmp_path):
         kit.chmod(0o755)
         (kit / "java" / "c.jar").write_text("x")
         (kit / "java" / "c.jar").chmod(0o644)
-        from handofflab import paths as kit_paths
+        from handofflab.ground import paths as kit_paths
         real_root = kit_paths.ROOT
         kit_paths.ROOT = kit
         try:
@@ -419,8 +419,8 @@ def test_what_the_jails_uid_cannot_read_of_the_kit_is_named(tmp_path):
 
 @pytest.mark.skipif(jail.ISOLATION != "full", reason="only a grader with a uid per grading needs a readable kit")
 def test_a_kit_the_jail_cannot_read_is_refused_before_grading_by_name(tmp_path, monkeypatch):
-    from handofflab import javabuild
-    from handofflab.console import LabError
+    from handofflab.java import javabuild
+    from handofflab.ground.console import LabError
     private = tmp_path / "handoffs-1.0.jar"  # pytest's folder is private to root: the way to it is named too
     private.write_text("x")
     private.chmod(0o600)

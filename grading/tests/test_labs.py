@@ -12,7 +12,7 @@ import pytest
 
 import grader
 from grader import budgets
-from handofflab import paths
+from handofflab.ground import paths
 
 SAMPLES = Path(__file__).parent / "submissions"
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
@@ -160,7 +160,8 @@ def test_each_tlc_run_has_a_tmpdir_of_its_own(tmp_path, monkeypatch):
     sharing one race on them (a CI run saw 'File does not exist: .../Naturals.tla' and the kit's
     own spec lost 6 points). The grader's parallel runs, and the kit's, each get their own."""
     from grader import jail
-    from handofflab import catalog, tlc
+    from handofflab.ground import catalog
+    from handofflab.models import tlc
     seen = []
 
     class Jail:
@@ -461,7 +462,7 @@ def test_each_dht_sample_gets_its_marks_and_feedback_that_names_its_slip(tmp_pat
 def test_the_dht_labs_probe_is_the_catalogs():
     """The lab's hidden probe checks a student's queue as `./lab check java` checks the kit's: its slips are the
     catalog's Java twins of the spec's, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
-    from handofflab import catalog
+    from handofflab.ground import catalog
     cat = catalog.load()
     checked = {c: t.like for t in grader.load_rubric("dht").tests if t.kind == "checker" for c in t.checkers}
     assert set(checked) == {"replies", "depth"} and set(checked.values()) == {"DepthQueue"}
@@ -608,7 +609,7 @@ def test_each_calendar_sample_gets_its_marks_and_feedback_that_names_its_slip(ca
 def test_the_calendar_labs_lincheck_is_the_catalogs(tmp_path):
     """The lab's hidden test checks a student's store as `./lab check java` checks the kit's: the catalogued
     buggy stores are the samples' slips, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
-    from handofflab import catalog
+    from handofflab.ground import catalog
     cat = catalog.load()
     like = next(t.like for t in grader.load_rubric("calendar").tests if t.kind == "checker")
     assert cat.variant(like).class_kind == "store" and cat.variant(like).correct
@@ -653,7 +654,7 @@ def test_each_database_sample_gets_its_marks_and_feedback_that_names_its_slip(da
 def test_the_database_labs_probes_are_the_catalogs():
     """The lab's hidden tests check a student's database as `./lab check java` checks the kit's: the catalogued
     buggy databases are the samples' slips, and each fails as catalogued (java/tests/test_java_checks.py runs them)."""
-    from handofflab import catalog
+    from handofflab.ground import catalog
     cat = catalog.load()
     tests = [t for t in grader.load_rubric("database").tests if t.kind == "checker"]
     assert {t.like for t in tests} == {"CalendarDatabase"} and cat.variant("CalendarDatabase").class_kind == "database"
@@ -718,7 +719,7 @@ def test_verify_verdicts_calls_a_check_with_no_verdict_on_a_busy_machine_unjudge
     quiet machine the same "incomplete" is a claim broken."""
     import os
 
-    from handofflab import javacheck
+    from handofflab.java import javacheck
     from handofflab.commands import verify
 
     def outcome(stats):

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths
-from handofflab.console import LabError
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 from handofflab.commands import prairielearn, release, verify
 
 pytestmark = pytest.mark.xdist_group("prairielearn")  # one worker: an export rewrites results/prairielearn/

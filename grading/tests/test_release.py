@@ -11,9 +11,9 @@ import tomllib
 import pytest
 
 import grader
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import copycheck, release, studentcopy, verify
-from handofflab.console import LabError
+from handofflab.ground.console import LabError
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build) or shares the student copy
 pytestmark = pytest.mark.xdist_group("source-tree")
@@ -141,7 +141,7 @@ def test_bad_release_requests_are_named(tmp_path, labs, where, problem):
 def test_the_java_labs_are_modules_an_ide_runs(copy):
     """labs/pom.xml (what an IDE opens): each lab's public tests run on the file the student edits,
     in the kit and in a student copy, and judge it (the PHT starter's TODOs fail)."""
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     for root in (paths.ROOT, copy):
         pom = root / "labs" / "pom.xml"
         toolchain.mvn(["test", "-pl", "buffer", "-am", "-Dtest=StudentBufferTest",

@@ -9,8 +9,8 @@ import pytest
 
 import grader
 from grader import feedback, rubric
-from handofflab import paths
-from handofflab.console import LabError
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
 

@@ -8,9 +8,9 @@ import zipfile
 import pytest
 
 from grader import rubric
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import gradescope, rubriccheck, verify
-from handofflab.console import LabError
+from handofflab.ground.console import LabError
 
 LABS = sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml"))
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 import grader
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import copybook, gradescope, release, studentcopy, verify
 
 pytestmark = pytest.mark.xdist_group("source-tree")  # release builds the book from the source tree

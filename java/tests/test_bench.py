@@ -7,7 +7,8 @@ import subprocess
 import pandas as pd
 import pytest
 
-from handofflab import bench_servers as bench, bench_shared, catalog, paths
+from handofflab.benches import bench_servers as bench, bench_shared
+from handofflab.ground import catalog, paths
 
 # one worker, so the module's quick run is measured once
 pytestmark = pytest.mark.xdist_group("bench-servers")

@@ -6,8 +6,9 @@ import os
 import pandas as pd
 import pytest
 
-from handofflab import bench_calendar, catalog
-from handofflab.console import LabError
+from handofflab.benches import bench_calendar
+from handofflab.ground import catalog
+from handofflab.ground.console import LabError
 
 
 @pytest.mark.full("a quick run of bench calendar: every store and mode against SQLite", seconds=24)

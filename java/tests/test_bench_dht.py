@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from handofflab import bench_dht, bench_dht_results, dht
-from handofflab.console import LabError
+from handofflab.benches import bench_dht, bench_dht_results, dht
+from handofflab.ground.console import LabError
 
 
 @pytest.mark.full("a quick run of bench dht: three JVMs per pattern", seconds=52)

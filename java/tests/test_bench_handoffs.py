@@ -6,7 +6,8 @@ import subprocess
 import pandas as pd
 import pytest
 
-from handofflab import bench_handoffs, catalog, paths
+from handofflab.benches import bench_handoffs
+from handofflab.ground import catalog, paths
 
 # one worker, so the module's quick run is measured once
 pytestmark = pytest.mark.xdist_group("bench-handoffs")

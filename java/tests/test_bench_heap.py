@@ -3,7 +3,7 @@ the one check it makes (the bound on kept ids) shown able to fail. The long run 
 requests) is the benchmark, not a test."""
 import pandas as pd
 
-from handofflab import bench_heap
+from handofflab.benches import bench_heap
 
 # `jcmd PID GC.class_histogram` as Temurin 25 prints it (rows cut; the Long row from a 300 000-request run)
 RECORDED = """12345:

@@ -16,8 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from handofflab import bench_dht, bench_dht_results, dht, toolchain, toxiproxy
-from handofflab.console import LabError
+from handofflab.benches import bench_dht, bench_dht_results, dht, toxiproxy
+from handofflab.ground import toolchain
+from handofflab.ground.console import LabError
 
 needs_toxiproxy = pytest.mark.skipif(not shutil.which("go") and not toolchain.TOXIPROXY_SERVER.exists(),
                                      reason="no Go here to build Toxiproxy (sudo apt-get install golang)")

@@ -8,7 +8,9 @@ import subprocess
 import pytest
 
 from grader import budgets
-from handofflab import book, catalog, javabuild, javacheck, paths, toolchain
+from handofflab.docs import book
+from handofflab.ground import catalog, paths, toolchain
+from handofflab.java import javabuild, javacheck
 
 
 PAIRS = javacheck.claimed_pairs()
@@ -74,7 +76,7 @@ def test_a_checker_that_runs_past_its_limit_is_no_verdict_with_the_machines_load
     """Lincheck on FastBuffer once ran past its 300 s beside two busy loops and a test run, and verify-verdicts
     reported a checker's failure. A run past the limit is "incomplete" (run once more, as a stress run that
     finished no trial), with the cores other work kept busy measured, for the caller to hold to the grader's bar."""
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     v = catalog.load().variant("FastBuffer")
     calls = []
 

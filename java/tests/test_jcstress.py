@@ -9,7 +9,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from handofflab import catalog, javacheck, paths, toolchain
+from handofflab.ground import catalog, paths, toolchain
+from handofflab.java import javacheck
 from handofflab.commands.cli import cli
 from grader import budgets
 

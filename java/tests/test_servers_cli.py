@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from handofflab import catalog, paths, servers
+from handofflab.ground import catalog, paths
+from handofflab.benches import servers
 
 
 def _lab(*args, timeout=300):

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from handofflab import servers
+from handofflab.benches import servers
 
 
 class Server:

@@ -5,8 +5,10 @@ import os
 
 import pytest
 
-from handofflab import book, catalog, tracecheck
-from handofflab.console import LabError
+from handofflab.docs import book
+from handofflab.ground import catalog
+from handofflab.java import tracecheck
+from handofflab.ground.console import LabError
 
 TRACEABLE = tracecheck.traceable()
 # The runs whose counterexamples the book draws run on the book's worker (`./lab test` runs on every
@@ -181,7 +183,7 @@ def test_stress_with_tracing_on_sees_what_stress_alone_passes():
 
 def test_stress_tracing_names_what_it_needs():
     import subprocess
-    from handofflab import paths
+    from handofflab.ground import paths
     run = subprocess.run([str(paths.ROOT / "lab"), "check", "trace", "--stress"], capture_output=True, text=True)
     assert run.returncode == 2 and "name it: ./lab check trace NAME --stress" in run.stdout + run.stderr, run
     with pytest.raises(LabError, match="no Java handoff with a trace spec"):

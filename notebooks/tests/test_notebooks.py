@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from handofflab import notebooks, paths
+from handofflab.docs import notebooks
+from handofflab.ground import paths
 
 # one worker for every test that writes into the source tree (book/src/generated, notebooks/build)
 pytestmark = pytest.mark.xdist_group("source-tree")
@@ -72,7 +73,7 @@ def test_a_reader_opens_a_notebook_in_jupyterlab_and_runs_it_in_chromium(tmp_pat
     import sys
     import time
     import urllib.request
-    from handofflab import toolchain
+    from handofflab.ground import toolchain
     chromium = toolchain.chromium()
     if chromium is None:
         pytest.skip("no Chromium here (sudo apt-get install chromium)")
@@ -133,8 +134,8 @@ def test_a_kernel_that_dies_is_a_message_and_on_a_busy_machine_a_retry(busy, tmp
     """A kernel killed mid-run (its cell ends its own process) is no traceback: one LabError naming the notebook, what
     happened to the kernel and the fix; on a busy machine the notebook runs once more first (the kernel did start
     twice: the cell before the kill ran twice)."""
-    from handofflab import toolchain
-    from handofflab.console import LabError
+    from handofflab.ground import toolchain
+    from handofflab.ground.console import LabError
     monkeypatch.setattr(notebooks, "BUILD", tmp_path / "build")
     monkeypatch.setattr(notebooks, "RENDERED", tmp_path / "rendered")
     monkeypatch.setattr(toolchain, "busy", lambda: busy)

@@ -5,8 +5,9 @@ import subprocess
 
 import pytest
 
-from handofflab import catalog, javabuild, paths
-from handofflab.console import LabError
+from handofflab.ground import catalog, paths
+from handofflab.java import javabuild
+from handofflab.ground.console import LabError
 
 # Code that must take its designs, classes and variants from the catalog (the notebooks and the
 # book discuss particular designs by name; the tests use names as examples).

@@ -5,7 +5,8 @@ import shutil
 
 import pytest
 
-from handofflab import paths, tlc
+from handofflab.ground import paths
+from handofflab.models import tlc
 
 PRIMER = paths.SPECS / "primer"
 # cfg -> (module, what the chapter says TLC reports)

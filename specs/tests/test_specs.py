@@ -6,8 +6,9 @@ import subprocess
 
 import pytest
 
-from handofflab import catalog, paths, specs, tlc
-from handofflab.console import LabError
+from handofflab.ground import catalog, paths
+from handofflab.models import specs, tlc
+from handofflab.ground.console import LabError
 
 
 CI_HANDOFFS = list(dict.fromkeys(v.handoff.name for v in catalog.load().select(None, "ci", checker="tlc")))
@@ -263,7 +264,7 @@ def test_a_lassos_cycle_is_marked_where_it_starts():
     drew no cycle at all)."""
     if not (specs.OUT / "NonPrimePht.json").exists():
         specs.check("NonPrimePht", show_traces=False)
-    from handofflab.swimlanes import Swimlane
+    from handofflab.ground.swimlanes import Swimlane
     lane = Swimlane.from_json((specs.OUT / "NonPrimePht.json").read_text())
     assert 1 <= lane.loop_from <= len(lane.steps), lane.note
     md = lane.markdown()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from handofflab.console import LabError, bad, console
+from handofflab.ground.console import LabError, bad, console
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -77,7 +77,7 @@ def check():
 def check_trace(name, runs, quiet, stress, events, calls_only):
     """Trace validation: record Java runs of every variant the catalog has a trace verdict for (or NAME)
     and let TLC decide whether each run is a behaviour of its design's spec."""
-    from handofflab import tracecheck
+    from handofflab.java import tracecheck
     if stress:
         if not name:
             raise LabError("--stress traces one variant's stress run", "name it: ./lab check trace NAME --stress")
@@ -113,9 +113,9 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file, pin):
 
     Checks first that each spec's TLA+ translation matches its PlusCal. With --file, TLC on any spec
     and cfg instead: its verdict, states and counterexample, compared with nothing (exit 1 unless it passes)."""
-    from handofflab import specs
+    from handofflab.models import specs
     if spec_file:
-        from handofflab import tlc
+        from handofflab.models import tlc
         result = tlc.check_file(spec_file, cfg_file)
         console.print(f"[bold]{spec_file.name}[/]: TLC says [bold]{result.verdict}[/] ({result.distinct} distinct "
                       f"states, {result.seconds:.1f} s)")
@@ -134,7 +134,8 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file, pin):
                            "run it in the instructor's full kit")
         if not name:
             raise LabError("--pin needs the variant whose trace the book draws", "./lab check specs IfBuffer --pin")
-        from handofflab import book, paths
+        from handofflab.docs import book
+        from handofflab.ground import paths
         specs.check(name, tier, show_traces=not quiet)
         console.print(f"pinned: {paths.shown(book.pin(name))} (read again the sentences of book/src/ beside it)")
         return
@@ -161,7 +162,7 @@ def check_specs(name, tier, quiet, translate, spec_file, cfg_file, pin):
 def check_java(name, tier, jpf, jcstress, replay_file, quiet, notify_witness, record, record_jcstress):
     """Run Lincheck and the stress watchdog (and JPF with --jpf, jcstress with --jcstress) on every Java handoff in
     the catalog, or on NAME: one variant (NotifyBuffer) or one design's variants (SharedBuffer)."""
-    from handofflab import javacheck
+    from handofflab.java import javacheck
     if replay_file:
         javacheck.replay(replay_file)
         return
@@ -184,7 +185,7 @@ def check_java(name, tier, jpf, jcstress, replay_file, quiet, notify_witness, re
 def notebooks(name, notebook, port):
     """Execute the notebooks (notebooks/*.py, jupytext) with a real kernel and render them for the book (NAME: one
     of them); or `open [NOTEBOOK]`: serve them in JupyterLab on localhost, to change and run (installed on first use)."""
-    from handofflab import notebooks as nb
+    from handofflab.docs import notebooks as nb
     if name == "open":
         sys.exit(nb.open_lab(notebook, port))
     if notebook:
@@ -200,7 +201,7 @@ def book(action, refresh, port):
     """Build the book into book/build/ (offline), serve it on localhost, or look at its pages in
     headless Chromium (screenshots in results/book/screenshots/, with math, code and plots checked; accessibility:
     axe-core on every page, failing on a serious or critical violation)."""
-    from handofflab import book as book_mod
+    from handofflab.docs import book as book_mod
     book_mod.build(refresh)
     if action == "serve":
         book_mod.serve(port)
@@ -214,7 +215,7 @@ class _ServeCommand(click.Command):
     """`serve`, whose --help ends with the catalog's designs (read only when help is shown)."""
 
     def format_epilog(self, ctx, formatter):
-        from handofflab import servers
+        from handofflab.benches import servers
         self.epilog = servers.design_help()
         super().format_epilog(ctx, formatter)
 
@@ -238,7 +239,7 @@ class _ServeCommand(click.Command):
                                             "Ctrl-C, TLC checks the run against the design's trace spec")
 def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, bind, backlog, grace_ms, trace):
     """Run one server DESIGN in the foreground until Ctrl-C, then serve what it accepted and print its counts."""
-    from handofflab import servers
+    from handofflab.benches import servers
     options = ["--port", str(port), "--workers", str(workers), "--slots", str(slots), "--delay-ms", str(delay_ms),
                "--request-timeout-ms", str(request_timeout_ms), "--bind", bind, "--backlog", str(backlog)]
     if grace_ms is not None:
@@ -264,7 +265,7 @@ def serve(design, port, workers, slots, delay_ms, request_timeout_ms, handoff, b
 def client(host, port, nchildren, nrequests, millis, timeout_ms, silent, idle_ms, json_file, quiet):
     """The paper's load client: NCHILDREN children each send NREQUESTS requests (one connection each),
     asking for MILLIS ms of work; reports time, throughput, latency percentiles, and lost or duplicated ids."""
-    from handofflab import servers
+    from handofflab.benches import servers
     sys.exit(servers.client(host, port, nchildren, nrequests, millis, timeout_ms, silent, idle_ms, json_file, quiet))
 
 
@@ -285,7 +286,7 @@ def bench():
 def bench_servers(mode, designs, reps):
     """Every server design under the paper's load (140 clients x 20 requests), worker and slot sweeps,
     medians and spread, Little's-law bounds and efficiencies, CSV and plots in results/bench/servers/."""
-    from handofflab import bench_servers as bench_mod
+    from handofflab.benches import bench_servers as bench_mod
     _exit_if_partial(bench_mod.run(mode, list(designs) or None, reps))
 
 
@@ -299,7 +300,7 @@ def bench_handoffs(mode, impls, workers):
     SynchronousQueue and JCTools' Spmc/MpmcArrayQueue; one acceptor, 1..N workers; throughput and
     the ratio to ArrayBlockingQueue from the same run; then, in the same run, what sleeping costs and saves
     (put-to-take latency with paced arrivals, idle workers' CPU); CSV and plots in results/bench/handoffs/."""
-    from handofflab import bench_handoffs as mod
+    from handofflab.benches import bench_handoffs as mod
     try:
         ns = [int(x) for x in workers.split(",")] if workers else None
     except ValueError:
@@ -323,7 +324,7 @@ def bench_calendar(mode, reps, ns, limits):
     each list kind and on SQLite in the same run; a thread pool, a thread per task, virtual threads; then
     the whole database (users, groups, calendars, events) against the same tables in SQLite.
     Ratios to SQLite, the paper's claims tested; CSV and plots in results/bench/calendar/."""
-    from handofflab import bench_calendar as mod
+    from handofflab.benches import bench_calendar as mod
     try:
         counts = [int(x) for x in ns.split(",")] if ns else None
     except ValueError:
@@ -356,7 +357,7 @@ def bench_dht(mode, reps, matrices, latency, jitter):
     from the same run, then the randomised study of L with Kruskal-Wallis tests, then the matrix scatter
     of their Table 1 against blocking send/receive; CSV and plots in results/bench/dht/. With --latency,
     the paper's scatter and processor axis across a network with latency (Toxiproxy), in results/bench/dht-latency/."""
-    from handofflab import bench_dht as mod
+    from handofflab.benches import bench_dht as mod
     try:
         latencies = [int(x) for x in latency.split(",")] if latency is not None else None
     except ValueError:
@@ -374,7 +375,8 @@ def bench_heap(design, rounds, per_round):
     """A long run's live heap, read by a class histogram (jcmd) after each round of load: it must
     stop growing once the server's window of remembered ids is full. CSV, summary and a plot in
     results/bench/heap/; exit 1 if the kept ids pass their documented bound."""
-    from handofflab import bench_heap as mod, catalog
+    from handofflab.benches import bench_heap as mod
+    from handofflab.ground import catalog
     catalog.load().server(design)  # an unknown design is named before a JVM starts
     _exit_if_partial(mod.run(design, rounds, per_round))
 

@@ -8,7 +8,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from handofflab import book, paths, toolchain
+from handofflab.docs import book
+from handofflab.ground import paths, toolchain
 from handofflab.commands.studentcopy import KIT_COMMANDS, in_copy, student_usage
 
 # A book page that includes one of these, or quotes one of their lines, is withheld in the copy.

@@ -11,9 +11,9 @@ import tempfile
 from pathlib import Path
 
 import grader
-from handofflab import catalog, paths, toolchain
+from handofflab.ground import catalog, paths, toolchain
 from handofflab.commands.studentcopy import tracked
-from handofflab.console import step
+from handofflab.ground.console import step
 
 # The order a shipped class is graded in: the cheapest tests first, since the first mark it loses settles it. The
 # server lab's TCP runs are left out (minutes each): a class that passes every other test counts as passing.

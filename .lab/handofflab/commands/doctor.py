@@ -10,9 +10,10 @@ from pathlib import Path
 from rich.table import Table
 
 from grader import jail
-from handofflab import javabuild, toolchain
+from handofflab.java import javabuild
+from handofflab.ground import toolchain
 from handofflab.commands import studentcopy
-from handofflab.console import LabError, console
+from handofflab.ground.console import LabError, console
 
 
 @dataclass

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 import grader
-from handofflab import paths
-from handofflab.console import bad, console
+from handofflab.ground import paths
+from handofflab.ground.console import bad, console
 
 
 def grade(lab: str, submission: Path, out_dir: Path | None, reruns: int | None, allow_weak_isolation: bool,

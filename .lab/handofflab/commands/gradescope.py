@@ -13,9 +13,9 @@ import zipfile
 from pathlib import Path
 
 import grader
-from handofflab import console, paths
+from handofflab.ground import console, paths
 from handofflab.commands import kitarchive, rubriccheck, verify
-from handofflab.console import ok
+from handofflab.ground.console import ok
 
 OUT = paths.RESULTS / "gradescope"
 

@@ -8,9 +8,9 @@ import os
 import stat
 import zipfile
 
-from handofflab import paths, toolchain
+from handofflab.ground import paths, toolchain
 from handofflab.commands.studentcopy import tracked
-from handofflab.console import LabError, warn
+from handofflab.ground.console import LabError, warn
 
 EXCLUDED = ("grading/tests/",)
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import grader
 from markdown_it import MarkdownIt
-from handofflab import console, paths
+from handofflab.ground import console, paths
 from handofflab.commands import devcontainer, kitarchive, rubriccheck, verify
-from handofflab.console import LabError, ok, warn
+from handofflab.ground.console import LabError, ok, warn
 
 OUT = paths.RESULTS / "prairielearn"
 TEMPLATES = paths.GRADING / "prairielearn"

@@ -26,10 +26,10 @@ import tomllib
 from pathlib import Path
 
 import grader
-from handofflab import catalog, paths
+from handofflab.ground import catalog, paths
 from handofflab.commands import copybook, copycheck, devcontainer
 from handofflab.commands.studentcopy import MARKER, tracked
-from handofflab.console import LabError, ok, step, warn
+from handofflab.ground.console import LabError, ok, step, warn
 
 # The Java modules the public tests compile against (java/pom.xml is cut down to these).
 MODULES = ("handoffs", "calendar", "dht", "checks")  # checks also runs Lincheck on the calendar's lists, the probe on a DHT queue

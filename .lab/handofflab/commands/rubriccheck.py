@@ -14,9 +14,9 @@ from pathlib import Path
 
 import grader
 from grader import batch
-from handofflab import paths
+from handofflab.ground import paths
 from handofflab.commands import verify
-from handofflab.console import LabError, ok, progress, warn
+from handofflab.ground.console import LabError, ok, progress, warn
 
 
 def handout_table(lab: str, handout: Path | None = None) -> list[tuple[int, str, str]]:

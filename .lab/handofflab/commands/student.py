@@ -12,8 +12,9 @@ from rich.markdown import Markdown
 import grader
 from grader import budgets
 from grader import rubric as rubric_mod
-from handofflab import javabuild, paths, toolchain
-from handofflab.console import LabError, console
+from handofflab.java import javabuild
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError, console
 
 
 # The quick mode's stress runs: the grader's default length (budgets.STRESS_SECONDS). A rubric that asks for a

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import tomllib
 
-from handofflab import paths, toolchain
-from handofflab.console import LabError
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError
 
 # The marker a student copy carries at its root: `./lab` then offers the student's commands only.
 MARKER = paths.STUDENT_COPY.name

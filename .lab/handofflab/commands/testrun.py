@@ -19,8 +19,10 @@ from pathlib import Path
 
 from rich.table import Table
 
-from handofflab import javabuild, paths, tiers, toolchain
-from handofflab.console import console, heading
+from handofflab.java import javabuild
+from handofflab.ground import paths, toolchain
+from handofflab.suite import tiers
+from handofflab.ground.console import console, heading
 
 LAYERS = ("lab", "specs", "java", "notebooks", "book", "grading")  # "lab": the ./lab entry point itself
 REPORTS = paths.ROOT / ".cache" / "test-report"   # git-ignored; a folder per tier, rewritten by its every run

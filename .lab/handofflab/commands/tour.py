@@ -5,8 +5,11 @@ from __future__ import annotations
 import time
 
 import grader
-from handofflab import book, javabuild, javacheck, notebooks, paths, specs, toolchain, tracecheck
-from handofflab.console import LabError, console, heading, ok
+from handofflab.docs import book, notebooks
+from handofflab.java import javabuild, javacheck, tracecheck
+from handofflab.ground import paths, toolchain
+from handofflab.models import specs
+from handofflab.ground.console import LabError, console, heading, ok
 
 
 def run() -> None:

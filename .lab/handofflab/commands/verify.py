@@ -17,8 +17,9 @@ from rich.table import Table
 
 import grader
 from grader import budgets
-from handofflab import catalog as catalog_mod, javacheck, paths, toolchain, tracecheck
-from handofflab.console import LabError, bad, console, ok, progress
+from handofflab.ground import catalog as catalog_mod, paths, toolchain
+from handofflab.java import javacheck, tracecheck
+from handofflab.ground.console import LabError, bad, console, ok, progress
 
 SAMPLES = paths.GRADING / "tests" / "submissions"
 EXPECTED = SAMPLES / "expected.toml"

@@ -15,7 +15,8 @@ from grader.context import Context
 from grader.jail import Jail, MalformedReport, Run, ended_early, read_report
 from grader.results import TestResult
 from grader.rubric import Rubric, TestSpec
-from handofflab import catalog, javabuild, javacheck, paths, tracecheck
+from handofflab.ground import catalog, paths
+from handofflab.java import javabuild, javacheck, tracecheck
 
 KIND = "checker"
 NEEDS: tuple[str, ...] = ()

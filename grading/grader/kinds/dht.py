@@ -10,7 +10,8 @@ import shlex
 from grader import budgets, feedback, sidebyside
 from grader.context import Context
 from grader.jail import MalformedReport, read_report
-from handofflab import javabuild, toolchain
+from handofflab.java import javabuild
+from handofflab.ground import toolchain
 
 KIND = "dht"
 NEEDS = ("junit", "checker")   # a queue that loses buffers would leave every process waiting

@@ -9,7 +9,8 @@ from grader import budgets, junit_launcher
 from grader.context import Context
 from grader.jail import Jail, ended_early
 from grader.rubric import Rubric
-from handofflab import javabuild, paths
+from handofflab.java import javabuild
+from handofflab.ground import paths
 
 KIND = "junit"
 NEEDS: tuple[str, ...] = ()

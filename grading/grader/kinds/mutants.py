@@ -7,7 +7,8 @@ import secrets
 
 from grader import budgets, junit_launcher, scoring
 from grader.context import Context
-from handofflab import catalog, javabuild
+from handofflab.ground import catalog
+from handofflab.java import javabuild
 
 KIND = "mutants"
 NEEDS: tuple[str, ...] = ()

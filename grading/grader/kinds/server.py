@@ -13,7 +13,8 @@ import time
 from grader import budgets, feedback, sidebyside
 from grader.context import Context
 from grader.jail import MalformedReport, ended_early, read_report
-from handofflab import catalog, javabuild
+from handofflab.ground import catalog
+from handofflab.java import javabuild
 
 KIND = "server"
 NEEDS = ("junit",)   # a handoff that fails one thread would hang 2000 clients

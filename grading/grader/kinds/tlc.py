@@ -17,8 +17,9 @@ from grader import budgets, scoring
 from grader.context import Context
 from grader.jail import Jail
 from grader.rubric import Rubric
-from handofflab import catalog, paths, tlc
-from handofflab.console import LabError
+from handofflab.ground import catalog, paths
+from handofflab.models import tlc
+from handofflab.ground.console import LabError
 
 KIND = "tlc"
 NEEDS: tuple[str, ...] = ()

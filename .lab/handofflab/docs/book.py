@@ -13,9 +13,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from handofflab import catalog as catalog_mod, javacheck, notebooks, paths, specs, toolchain, tracecheck
-from handofflab.console import LabError, info, ok, progress, step, warn
-from handofflab.swimlanes import Swimlane
+from handofflab.ground import catalog as catalog_mod, paths, toolchain
+from handofflab.java import javacheck, tracecheck
+from handofflab.docs import notebooks
+from handofflab.models import specs
+from handofflab.ground.console import LabError, info, ok, progress, step, warn
+from handofflab.ground.swimlanes import Swimlane
 
 BUILD = paths.BOOK / "build"
 KATEX_DIR = paths.BOOK / "src" / "katex"

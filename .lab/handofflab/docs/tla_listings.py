@@ -17,7 +17,7 @@ from importlib.resources import files
 import tree_sitter as ts
 import tree_sitter_tlaplus
 
-from handofflab import paths
+from handofflab.ground import paths
 
 # tree-sitter capture -> highlight.js class (the grammar's other captures stay plain)
 # (identifiers and operators stay plain: coloured too, a listing is a rainbow)

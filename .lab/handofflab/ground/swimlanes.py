@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from handofflab.console import console
+from handofflab.ground.console import console
 
 
 _BREAKS = str.maketrans({c: " " for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 import fcntl
 from pathlib import Path
 
-from handofflab import paths, toolchain
-from handofflab.console import step
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import step
 
 STAMP = paths.JAVA / "checks" / "target" / ".lab-built"
 LOCK = paths.JAVA / ".lab-build.lock"  # beside target/, which mvn clean removes

@@ -31,13 +31,14 @@ import signal
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from handofflab import dht, paths, toolchain, toxiproxy
-from handofflab.bench_dht_results import (PHASES, SHARES, analyze, analyze_latency, analyze_processors, analyze_scatter, cells,
+from handofflab.benches import dht, toxiproxy
+from handofflab.ground import paths, toolchain
+from handofflab.benches.bench_dht_results import (PHASES, SHARES, analyze, analyze_latency, analyze_processors, analyze_scatter, cells,
                                          latency_figure, latency_report, proxy_cost,
                                          factors_report, label, patterns_figure, processors_figure, processors_report,
                                          report, scatter_figure, scatter_report, variability_figure)
-from handofflab.bench_shared import alone, save
-from handofflab.console import LabError, heading, info, ok, progress
+from handofflab.benches.bench_shared import alone, save
+from handofflab.ground.console import LabError, heading, info, ok, progress
 
 OUT = paths.RESULTS / "bench" / "dht"
 LATENCY_OUT = paths.RESULTS / "bench" / "dht-latency"   # its own folder: a latency study keeps the loopback run's results

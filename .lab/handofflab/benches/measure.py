@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import io
 
-from handofflab import javabuild, toolchain
-from handofflab.console import LabError
+from handofflab.java import javabuild
+from handofflab.ground import toolchain
+from handofflab.ground.console import LabError
 
 
 def java_csv(program: str, *args: object, timeout: int = 300):

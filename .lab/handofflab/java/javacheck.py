@@ -16,9 +16,10 @@ from pathlib import Path
 
 from rich.table import Table
 
-from handofflab import catalog as catalog_mod, javabuild, paths, toolchain
-from handofflab.console import LabError, bad, console, ok, progress, skip
-from handofflab.swimlanes import Step, Swimlane
+from handofflab.ground import catalog as catalog_mod, paths, toolchain
+from handofflab.java import javabuild
+from handofflab.ground.console import LabError, bad, console, ok, progress, skip
+from handofflab.ground.swimlanes import Step, Swimlane
 
 OUT = paths.RESULTS / "java"
 STRESS_SECONDS = {"ci": 3.0, "full": 30.0}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from handofflab import dht
+from handofflab.benches import dht
 
 PHASES = ("insert", "find", "delete")
 KINDS = ("init", "completion", "barrier")      # the paper's initiation, completion and barrier times

@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from handofflab import paths
-from handofflab.console import LabError, step
+from handofflab.ground import paths
+from handofflab.ground.console import LabError, step
 
 MDBOOK_KATEX = "0.10.0"   # crates.io; renders math at build time (no CDN)
 AXE_NPM = "4.14.1"        # npm; axe-core, the accessibility engine the book's pages are checked with

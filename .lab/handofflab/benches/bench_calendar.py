@@ -21,11 +21,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import catalog, javabuild, paths, toolchain
-from handofflab.bench_calendar_results import (DATABASE, DATABASE_REQUESTS, MODES, THREADS, analyze, cores_figure,
+from handofflab.ground import catalog, paths, toolchain
+from handofflab.java import javabuild
+from handofflab.benches.bench_calendar_results import (DATABASE, DATABASE_REQUESTS, MODES, THREADS, analyze, cores_figure,
                                               database_requests, limits_figure, ratio_figure, tables, times_figure)
-from handofflab.bench_shared import alone, save, stream
-from handofflab.console import LabError, heading, info, ok, warn
+from handofflab.benches.bench_shared import alone, save, stream
+from handofflab.ground.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "calendar"
 

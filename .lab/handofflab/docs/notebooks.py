@@ -14,8 +14,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import paths, toolchain
-from handofflab.console import LabError, ok, progress, step, warn
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError, ok, progress, step, warn
 
 BUILD = paths.NOTEBOOKS / "build"
 RENDERED = paths.GENERATED / "notebooks"

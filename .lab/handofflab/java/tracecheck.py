@@ -16,9 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import catalog as catalog_mod, javacheck, paths, tlc, toolchain
-from handofflab.console import LabError, bad, console, ok, progress
-from handofflab.swimlanes import Step, Swimlane
+from handofflab.ground import catalog as catalog_mod, paths, toolchain
+from handofflab.java import javacheck
+from handofflab.models import tlc
+from handofflab.ground.console import LabError, bad, console, ok, progress
+from handofflab.ground.swimlanes import Step, Swimlane
 
 OUT = paths.RESULTS / "trace"
 RUNS = 10            # recorded runs per variant: a correct class must pass every one

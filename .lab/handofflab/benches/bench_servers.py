@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import catalog, paths, servers
-from handofflab.bench_shared import alone, pyplot, save, stream
-from handofflab.console import LabError, heading, info, ok, warn
+from handofflab.ground import catalog, paths
+from handofflab.benches import servers
+from handofflab.benches.bench_shared import alone, pyplot, save, stream
+from handofflab.ground.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "servers"
 CHILDREN, REQUESTS = 140, 20           # the paper's load: 140 concurrent connections x 20 = 2800

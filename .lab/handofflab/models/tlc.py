@@ -10,10 +10,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import paths, tla_values, toolchain
-from handofflab.catalog import Variant
-from handofflab.console import LabError
-from handofflab.swimlanes import Step, Swimlane
+from handofflab.ground import paths, toolchain
+from handofflab.models import tla_values
+from handofflab.ground.catalog import Variant
+from handofflab.ground.console import LabError
+from handofflab.ground.swimlanes import Step, Swimlane
 
 # TLC's message codes (tlc2.output.EC / MP), the ones the kit reads.
 INVARIANT_VIOLATED = {"2107", "2110"}   # 2107: an invariant is violated by the initial state

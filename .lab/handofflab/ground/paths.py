@@ -3,7 +3,7 @@ clone works wherever it lands."""
 import os
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SPECS = ROOT / "specs"
 JAVA = ROOT / "java"
 NOTEBOOKS = ROOT / "notebooks"

@@ -22,8 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import paths, toolchain
-from handofflab.console import LabError
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError
 
 SLICE_SECONDS = 420  # a slice's tests' seconds summed on 2 quiet cores: 3-6 minutes of CI after the default tier
 

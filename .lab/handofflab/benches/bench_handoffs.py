@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from handofflab import catalog, javabuild, paths, toolchain
-from handofflab.bench_shared import alone
-from handofflab.console import LabError, heading, info, ok, warn
+from handofflab.ground import catalog, paths, toolchain
+from handofflab.java import javabuild
+from handofflab.benches.bench_shared import alone
+from handofflab.ground.console import LabError, heading, info, ok, warn
 
 OUT = paths.RESULTS / "bench" / "handoffs"
 BENCHMARK = "handofflab.benchmarks.HandoffThroughput"
@@ -320,7 +321,7 @@ def ratio_errors(df):
 
 
 def plot(df) -> None:
-    from handofflab.bench_shared import pyplot, save
+    from handofflab.benches.bench_shared import pyplot, save
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
@@ -348,7 +349,7 @@ def plot(df) -> None:
 
 def plot_sleeping(sleeping, kit: dict[str, str]) -> None:
     """sleeping.png: each handoff's p99 put-to-take latency, and its idle workers' CPU, against the workers."""
-    from handofflab.bench_shared import pyplot, save
+    from handofflab.benches.bench_shared import pyplot, save
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))

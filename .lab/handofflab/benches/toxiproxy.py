@@ -20,8 +20,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import toolchain
-from handofflab.console import LabError
+from handofflab.ground import toolchain
+from handofflab.ground.console import LabError
 
 
 @dataclass(frozen=True)

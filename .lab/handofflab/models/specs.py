@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
-from handofflab import catalog as catalog_mod, paths, tlc
-from handofflab.console import LabError, bad, console, ok, progress
+from handofflab.ground import catalog as catalog_mod, paths
+from handofflab.models import tlc
+from handofflab.ground.console import LabError, bad, console, ok, progress
 
 OUT = paths.RESULTS / "specs"
 

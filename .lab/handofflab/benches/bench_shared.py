@@ -7,8 +7,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from handofflab import paths, toolchain
-from handofflab.console import LabError, warn
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError, warn
 
 
 @contextlib.contextmanager

@@ -15,8 +15,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from handofflab import bench_shared, paths, servers, toolchain
-from handofflab.console import LabError, heading, info, ok
+from handofflab.benches import bench_shared, servers
+from handofflab.ground import paths, toolchain
+from handofflab.ground.console import LabError, heading, info, ok
 
 OUT = paths.RESULTS / "bench" / "heap"
 KEPT_IDS = 2 * 65536   # ServerStats.RecentIds: two generations of AT_LEAST ids

@@ -2,8 +2,9 @@
 load client, run in the foreground on a JDK 21+ where there is one."""
 from __future__ import annotations
 
-from handofflab import catalog, javabuild, paths, toolchain, tracecheck
-from handofflab.console import LabError, bad, ok, step
+from handofflab.ground import catalog, paths, toolchain
+from handofflab.java import javabuild, tracecheck
+from handofflab.ground.console import LabError, bad, ok, step
 
 
 def java_command(main: str, args: list[str]) -> list[str]:

@@ -7,8 +7,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from handofflab import paths
-from handofflab.console import LabError
+from handofflab.ground import paths
+from handofflab.ground.console import LabError
 
 CHECKERS = ("tlc", "lincheck", "stress", "jpf", "trace", "locks", "replies", "depth", "races", "jcstress")
 # The checkers a class that is not a handoff takes: Lincheck checks a calendar collection list as a

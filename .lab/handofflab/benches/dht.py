@@ -9,9 +9,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from handofflab import javabuild, toolchain
-from handofflab.console import LabError
-from handofflab.toxiproxy import Latency
+from handofflab.java import javabuild
+from handofflab.ground import toolchain
+from handofflab.ground.console import LabError
+from handofflab.benches.toxiproxy import Latency
 
 PATTERNS = ("n-n", "1-n", "n-1")
 # what runs the workload: the kit's table, the paper's raw-put baseline on the same transport, or the
