@@ -4,6 +4,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -151,14 +152,27 @@ def test_without_jpf_home_jpf_is_a_visible_skip_with_how_to_get_it(monkeypatch):
     assert "java-17" in verdict["detail"] and "JDK 17" in verdict["detail"]  # the branch that builds on this JDK
 
 
-def test_a_collection_list_is_refused_by_the_handoff_checkers_by_name():
+def test_a_class_that_is_not_a_handoff_is_checked_only_by_the_checkers_the_catalog_names_for_its_kind():
+    """catalog.CLASS_CHECKERS is the one place the rule is written: ./lab and the grader pass it to Java (--checkers),
+    which refuses any other checker and keeps no list of its own."""
     cp = javabuild.classpath("checks")
-    proc = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "stress", "LazyList", "--collection"],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "a collection list and a DHT table are checked by lincheck" in proc.stderr, proc.stderr
-    proc = subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", "lincheck", "NoSuchList", "--collection"],
-                          capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and "error:Initializer" in proc.stdout and "NoSuchList" in proc.stdout, proc.stdout
+
+    def main(*args):
+        return subprocess.run(["java", "-cp", cp, "handofflab.checks.Main", *args], capture_output=True, text=True,
+                              timeout=60)
+
+    kinds = catalog.CLASS_CHECKERS
+    refused = main("stress", "LazyList", "--collection", "--checkers", ",".join(kinds["collection"]))
+    assert refused.returncode == 2 and "the catalog checks a collection by lincheck; not by stress" in refused.stderr, \
+        refused.stderr
+    unsaid = main("lincheck", "LazyList", "--collection")
+    assert unsaid.returncode == 2 and "--checkers is missing" in unsaid.stderr, unsaid.stderr
+    run = main("lincheck", "NoSuchList", "--collection", "--checkers", ",".join(kinds["collection"]))
+    assert run.returncode == 0 and "error:Initializer" in run.stdout and "NoSuchList" in run.stdout, run.stdout
+    assert javacheck.checker_command("locks", "EventStore", None, Path("v.json"), 1.0, class_kind="store")[-6:-4] == \
+        ["--checkers", ",".join(kinds["store"])]
+    main_java = (paths.JAVA / "checks" / "src" / "main" / "java" / "handofflab" / "checks" / "Main.java").read_text()
+    assert '"stress", "locks"' not in main_java and '"replies", "depth"' not in main_java  # no copy of the rule
 
 
 def test_every_java_class_has_a_jpf_claim_or_the_reason_there_is_none():

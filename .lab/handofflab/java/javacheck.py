@@ -79,11 +79,12 @@ def checker_command(checker: str, java_class: str, profile: catalog_mod.CheckPro
                     extra_classpath: str = "", class_kind: str | None = None) -> list[str]:
     """One checker on `java_class`, built and driven as `profile` says (a submitted class gets
     the profile of the variant it is checked like); a class that is not a handoff instead
-    (`class_kind` is Variant.class_kind: 'collection', 'store' or 'table') by the checkers
-    catalog.CLASS_CHECKERS names."""
+    (`class_kind` is Variant.class_kind: 'collection', 'store', 'table', 'queue' or 'database') by the checkers
+    catalog.CLASS_CHECKERS names for its kind, passed to Java (which keeps no copy of that rule)."""
     cp = javabuild.classpath("checks") + (f":{extra_classpath}" if extra_classpath else "")
     jvm = {"jpf": JPF_JVM, "lincheck": LINCHECK_JVM}.get(checker, [])
-    how = [f"--{class_kind}"] if class_kind else ["--profile", profile.arg()]
+    how = ([f"--{class_kind}", "--checkers", ",".join(catalog_mod.CLASS_CHECKERS[class_kind])] if class_kind
+           else ["--profile", profile.arg()])
     return ["java", *jvm, "-cp", cp, "handofflab.checks.Main", checker, java_class, *how,
             "--out", str(out), "--seconds", str(seconds)]
 

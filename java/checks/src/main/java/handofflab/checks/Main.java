@@ -14,15 +14,15 @@ import java.nio.file.Paths;
  * [--trace FILE EVENTS]}:
  * runs one checker over one handoff class and writes its verdict as JSON. {@code --profile}
  * is the catalog's check profile of the class, or of the design a submitted class is checked
- * like ({@link CheckProfile}): its size, its acceptors. With {@code --collection} instead, CLASS is
- * one of the calendar store's collection lists ({@code handofflab.calendar}); with {@code --store},
- * the store itself ({@code EventStore}, a buggy one, or a student's by its full name): Lincheck
- * checks both; stress ({@link StoreStress}) and the lock probe ({@link StoreLocks}) the store. With
- * {@code --table}, CLASS is a DHT process's local table ({@code handofflab.dht}), checked by Lincheck
- * ({@link TableLincheck}); with {@code --queue}, a DHT target's completion queue, checked by the reply
- * probe ({@link ReplyProbe}) and the depth probe ({@link DepthProbe}); with {@code --database}, the calendar's whole database
- * ({@code CalendarDatabase} or a buggy one), checked by the race probe and the lock probe ({@link DatabaseRaces}) and explored by JPF
- * ({@link DatabaseJpfDriver}). Exit 0 when a verdict was reached (whatever it is), 2 for bad arguments.
+ * like ({@link CheckProfile}): its size, its acceptors. With a class kind instead ({@code --collection}: one of the
+ * calendar store's collection lists, {@code handofflab.calendar}; {@code --store}: the store itself, {@code EventStore},
+ * a buggy one, or a student's by its full name; {@code --table}: a DHT process's local table, {@code handofflab.dht};
+ * {@code --queue}: a DHT target's completion queue; {@code --database}: the calendar's whole database), CLASS is a
+ * class that is not a handoff, and {@code --checkers A,B} says which checkers the catalog applies to that kind (its
+ * {@code CLASS_CHECKERS}, the one place that rule is written): this class only runs them, each with the runner for
+ * the kind ({@link CollectionLincheck}, {@link StoreLincheck}, {@link StoreStress}, {@link StoreLocks},
+ * {@link TableLincheck}, {@link ReplyProbe}, {@link DepthProbe}, the database's probes, {@link JpfCheck}). Exit 0
+ * when a verdict was reached (whatever it is), 2 for bad arguments.
  */
 public final class Main {
     private Main() {
@@ -61,6 +61,7 @@ public final class Main {
         long traceEvents = 0;
         CheckProfile profile = null;
         String classKind = null;  // "collection", "store", "table", "queue" or "database": a class that is not a handoff
+        java.util.List<String> kindCheckers = null;  // the checkers the catalog applies to classKind
         for (int i = 2; i < args.length; i++) {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
@@ -76,6 +77,8 @@ public final class Main {
                         .readLine();
             } else if (java.util.List.of("--collection", "--store", "--table", "--queue", "--database").contains(args[i])) {
                 classKind = args[i].substring(2);
+            } else if (args[i].equals("--checkers") && i + 1 < args.length) {
+                kindCheckers = java.util.List.of(args[++i].split(","));
             } else if (args[i].equals("--profile") && i + 1 < args.length) {
                 try {
                     profile = CheckProfile.parse(args[++i]);
@@ -86,12 +89,11 @@ public final class Main {
                 usage("unknown argument '" + args[i] + "'");
             }
         }
-        if (("collection".equals(classKind) || "table".equals(classKind)) && !checker.equals("lincheck")
-                || "store".equals(classKind) && !java.util.List.of("lincheck", "stress", "locks", "jpf").contains(checker)
-                || "queue".equals(classKind) && !java.util.List.of("replies", "depth").contains(checker)
-                || "database".equals(classKind) && !java.util.List.of("races", "locks", "jpf").contains(checker)) {
-            usage("a collection list and a DHT table are checked by lincheck, a store by lincheck, stress, locks and jpf, a "
-                    + "completion queue by replies and depth, a calendar database by races, locks and jpf; not by " + checker);
+        if (classKind != null && kindCheckers == null) {
+            usage("--checkers is missing: ./lab check java and the grader pass the catalog's checkers of a " + classKind);
+        }
+        if (classKind != null && !kindCheckers.contains(checker)) {
+            usage("the catalog checks a " + classKind + " by " + String.join(", ", kindCheckers) + "; not by " + checker);
         }
         if (profile == null && classKind == null) {
             usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
