@@ -90,3 +90,36 @@ def test_a_collection_list_claiming_a_handoff_checker_is_named(tmp_path):
     problem = _broken(tmp_path, 'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"',
                       'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"\nstress = "pass"')
     assert "is a collection class with a claim for stress, which does not check it" in problem
+
+
+
+CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b")  # a class, a cfg, a variant: ParallelHashTable
+
+
+def _unknown_names(text: str) -> set[str]:
+    """The names in `text` that no variant, handoff, Java class (the kit's or a lab's), cfg or spec has."""
+    cat = catalog.load()
+    java = {p.stem for p in paths.JAVA.glob("*/src/**/*.java")} | {p.stem for p in paths.LABS.rglob("*.java")}
+    models = {p.stem for p in paths.SPECS.glob("*.cfg")} | {p.stem for p in paths.SPECS.glob("*.tla")}
+    return set(CAMEL.findall(text)) - (set(cat.variants) | set(cat.handoffs) | java | models)
+
+
+def test_every_name_a_bug_string_says_exists_and_each_model_is_a_catalogued_cfg():
+    """A bug string that names a class or a configuration names one that exists (eight once said "(DistEarlyRelease
+    in Java)" where the Java class is EarlyReleaseQueue); the link from a Java twin to the cfg that models its slip is
+    the variant's `model`: a catalogued variant with a cfg and no class of its own."""
+    cat = catalog.load()
+    for v in cat.variants.values():
+        assert not _unknown_names(v.bug), f"{v.name}'s bug names {sorted(_unknown_names(v.bug))}, which do not exist"
+        assert " in Java)" not in v.bug, f"{v.name}: say the model with `model = \"...\"`, not in the bug string"
+        if v.model:
+            model = cat.variants.get(v.model)
+            assert model is not None and model.cfg and not model.java_class, \
+                f"{v.name}: model '{v.model}' is no catalogued variant with a cfg and no class"
+    assert sum(1 for v in cat.variants.values() if v.model) == 8
+
+
+def test_a_bug_string_that_names_a_class_that_does_not_exist_is_caught():
+    bug = catalog.load().variant("EarlyReleaseQueue").bug
+    assert _unknown_names(bug) == set()
+    assert _unknown_names(bug + " (EarlyReleaseBuffer in Java)") == {"EarlyReleaseBuffer"}

@@ -149,6 +149,9 @@ class Variant:
     # The module its cfg is written for, when not its handoff's: a model that makes explicit what the handoff's spec
     # abstracts (ParallelHashTable.tla waits with `await`; OneMonitorPht.tla's one monitor and its wait set).
     spec: str | None = None
+    # The catalogued variant whose cfg models this class's slip, where the two are named apart (a DHT completion
+    # queue's twin, a calendar store's or database's: EarlyReleaseQueue in Java, DistEarlyRelease.cfg in TLA+).
+    model: str | None = None
 
     @property
     def module(self) -> str:
@@ -321,7 +324,7 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
         bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
         check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
         queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
-        jcstress_tests=v.get("jcstress_tests", ""), spec=v.get("spec"),
+        jcstress_tests=v.get("jcstress_tests", ""), spec=v.get("spec"), model=v.get("model"),
     )
     if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
         raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",
@@ -333,8 +336,8 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
     unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CLASS_CHECKERS[kinds[0]]))
     if unchecked:
         raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
-                       "check it", "a collection list and a DHT table take only a lincheck verdict; a store "
-                       "lincheck, stress, locks and jpf; a completion queue replies and depth; a calendar database jpf")
+                       f"check it", f"a {kinds[0]} class takes only {', '.join(CLASS_CHECKERS[kinds[0]])} verdicts "
+                       "(catalog.CLASS_CHECKERS)")
     if v.get("java") and set(expect) & set(PROBE_CHECKERS):
         raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
                        "the probes check one kind of class each (locks: a calendar store; replies and depth: a "
