@@ -55,7 +55,7 @@ def doctor():
 @cli.group()
 def check():
     """Model-check the kit: `check specs` (TLC), `check java` (Lincheck, stress, JPF) or `check trace`
-    (recorded Java runs validated against their design's spec by TLC)."""
+    (recorded Java runs validated against their design's spec by TLC); `check variant NAME`: all of one variant's."""
     from handofflab.commands import studentcopy
     sub = click.get_current_context().invoked_subcommand
     if studentcopy.student_copy() is not None and sub not in studentcopy.STUDENT_CHECKS:
@@ -83,6 +83,18 @@ def check_trace(name, runs, quiet, stress, events, calls_only):
             raise LabError("--stress traces one variant's stress run", "name it: ./lab check trace NAME --stress")
         sys.exit(0 if tracecheck.report_stress(name, events or tracecheck.STRESS_EVENTS, show_traces=not quiet) else 1)
     if not tracecheck.check(name, runs, show_traces=not quiet, calls_only=calls_only):
+        sys.exit(1)
+
+
+@check.command("variant")
+@click.argument("name")
+@click.option("--quiet", is_flag=True, help="do not draw the counterexamples")
+def check_variant(name, quiet):
+    """Every claim of one variant in specs/catalog.toml: TLC on its cfg, each Java checker it claims (jcstress and
+    JPF where claimed), trace validation where claimed; then the tests that hold the catalog to the code, the
+    classes and the book. What to run after adding a twin (the book's "Adding a buggy variant")."""
+    from handofflab.commands import variantcheck
+    if not variantcheck.check(name, show_traces=not quiet):
         sys.exit(1)
 
 

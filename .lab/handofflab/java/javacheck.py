@@ -263,10 +263,11 @@ def _own_sources() -> frozenset[str]:
 
 
 def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_traces: bool = True,
-          cat=None, handoff: str | None = None, jcstress: bool = False) -> list[JavaOutcome]:
-    """`name`: one variant, or a handoff (design) and all its variants; `handoff`: the same, by keyword."""
+          cat=None, handoff: str | None = None, jcstress: bool = False, variant_only: bool = False) -> list[JavaOutcome]:
+    """`name`: one variant, or a handoff (design) and all its variants (`variant_only`: the variant of that name
+    alone); `handoff`: the design, by keyword."""
     cat = cat or catalog_mod.load()
-    if name in cat.handoffs:
+    if name in cat.handoffs and not variant_only:
         name, handoff = None, name
     chosen = [v for v in cat.select(name, tier, handoff=handoff) if v.java_class]
     if name and not chosen:
@@ -293,6 +294,8 @@ def check(name: str | None = None, tier: str = "ci", jpf: bool = False, show_tra
                 outcomes.append(check_pair(v, checker, tier, show_traces))
                 bar.advance(task)
     _report(outcomes, cat)
+    if variant_only:  # `check variant` runs every checker the variant claims: no other to suggest
+        return outcomes
     if not jpf:
         skip("JPF not run (add --jpf). " + ("JPF_HOME is set." if os.environ.get("JPF_HOME") else
                                             "JPF_HOME is not set: the JPF backend needs a jpf-core build you make yourself."))
