@@ -102,3 +102,20 @@ def test_programs_are_started_by_the_kits_runners_only():
                                           "execv", "execvp", "spawnv"):
                     started.append(f"{module.relative_to(paths.ROOT)}:{node.lineno} {node.value.id}.{node.attr}")
     assert not started, "start these through handofflab.ground.toolchain's runners:\n" + "\n".join(started)
+
+
+def test_every_engine_and_ground_module_has_a_test_that_imports_it_by_name():
+    """A module's tests are found from its name: some test imports it (`from handofflab.FLOOR import MODULE` or
+    `handofflab.FLOOR.MODULE`), so `grep -rl "import.*MODULE" */tests .lab/tests` lists them. The commands are
+    tested through `./lab` itself (test_launcher, and each command's users' walks)."""
+    import re
+    tests = "\n".join(p.read_text() for folder in tomllib.loads((paths.ROOT / "pyproject.toml").read_text())
+                      ["tool"]["pytest"]["ini_options"]["testpaths"] for p in (paths.ROOT / folder).rglob("test_*.py"))
+    untested = []
+    for module in sorted((paths.ROOT / ".lab" / "handofflab").glob("*/*.py")):
+        floor, name = module.parent.name, module.stem
+        if floor == "commands" or name == "__init__":
+            continue
+        if not re.search(rf"from handofflab\.{floor} import [^\n]*\b{name}\b|handofflab\.{floor}\.{name}\b", tests):
+            untested.append(f"{floor}/{name}.py")
+    assert not untested, f"no test imports these by name: {untested}"

@@ -81,3 +81,18 @@ def test_bad_options_are_named():
         bench_calendar.run("quick", ns=[0])
     with pytest.raises(LabError, match="--threads takes positive numbers"):
         bench_calendar.run("quick", limits=[0])
+
+
+def test_the_shipped_runs_summarise_against_the_database_and_test_the_papers_claims():
+    """benches/bench_calendar_results.py on the notebook's reference runs: every point's median against SQLite's in
+    the same run (SQLite's own ratio 1), both claims tested with a p in [0, 1], and the tables summary.md prints."""
+    from handofflab.benches import bench_calendar_results as results
+    from handofflab.ground import paths
+    raw = pd.read_csv(paths.NOTEBOOKS / "reference" / "calendar" / "raw.csv")
+    summary, tests = results.analyze(raw)
+    db = summary[summary["store"] == results.DATABASE]
+    assert len(db) and (db["ratio_to_db"].round(9) == 1).all()
+    assert set(tests["claim"]) == {"lists differ (Kruskal-Wallis)", "pool vs spawn (Mann-Whitney)"}
+    assert tests["p"].between(0, 1).all() and (tests["significant"] == (tests["p"] < results.ALPHA)).all()
+    lines = results.tables(summary, tests)
+    assert lines[0].startswith("| store | threads | n |") and len(lines) == 2 + len(summary) + 5 + len(tests)

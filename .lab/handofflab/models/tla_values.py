@@ -22,7 +22,10 @@ def parse(text: str):
             raise ValueError(f"cannot read TLA+ value at: {text[pos:pos + 30]!r}")
         tokens.append(m.group(1))
         pos = m.end()
-    value, rest = _value(tokens, 0)
+    try:
+        value, rest = _value(tokens, 0)
+    except IndexError:  # a bracket never closed: a value cut short
+        raise ValueError(f"the TLA+ value ends early: {text[:60]!r}") from None
     if rest != len(tokens):
         raise ValueError(f"trailing input in TLA+ value: {text!r}")
     return value
