@@ -147,7 +147,7 @@ def test_batch_parallelism_follows_the_cores_and_the_memory(monkeypatch):
                   "walks every lab through its zip (test_term)", seconds=12)
 def test_the_database_labs_gradescope_autograder_gives_the_known_marks(tmp_path):
     """The newest lab, end to end on the instructor's side: its Gradescope zip, run in Gradescope's layout with this
-    checkout's built kit, gives a sample its expected marks. test_labs.py's database batch gives the samples the
+    checkout's built kit, gives a sample its expected marks. test_lab_database.py's batch gives the samples the
     same marks with grade-batch (the default tier's batch grades others), so Gradescope and the gradebook agree
     without grading a sample twice in a run of the default tier."""
     samples = paths.GRADING / "tests" / "submissions" / "database"

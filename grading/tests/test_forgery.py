@@ -157,7 +157,7 @@ def test_the_allow_list_names_each_reference_and_lets_a_textbook_handoff_through
     assert any("`java.io.File`" in v for v in found) and any("`java.lang.System.exit`" in v for v in found)
     assert any("getStackTrace" in v for v in found), found  # a stack trace names the classes that call in
     assert not any("wait" in v or "ReentrantLock" in v for v in found), found
-    # The kit's own correct samples use nothing outside their profile (they are graded in test_labs).
+    # The kit's own correct samples use nothing outside their profile (they are graded in test_lab_*.py).
 
 
 def test_a_lab_rule_is_named_as_the_labs_and_an_unused_import_is_no_use(tmp_path):

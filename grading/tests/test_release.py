@@ -283,7 +283,7 @@ def test_a_students_walk_check_lab_names_the_bug_and_agrees_with_the_grade(copy,
                 assert "report.md" in run.stdout and "Traceback" not in run.stderr
             else:
                 assert run.returncode == 0 and "10 / 10 points" in run.stdout, run.stdout + run.stderr
-        # the grade of the same files (the reference's full marks are test_labs'; every sample's, test_check_lab's)
+        # the grade of the same files (the reference's full marks are test_lab_*.py's; every sample's, test_check_lab's)
         graded = grader.grade("pht", SUBMISSIONS / "pht" / "split_swap" / "StudentPht.java", tmp_path / "graded")
         assert [t.score for t in graded.tests] == marks["split_swap"] == verify.sample_marks()["pht"]["split_swap"]
     finally:

@@ -47,7 +47,7 @@ STUDENT_SET = [
 
 
 # the full tier grades every one, each 20-30 s; the default tier none: its one buggy buffer, drops_when_full, is
-# graded there by the term's gradebook (bo's zip, test_term.py), and each lab's own samples by test_labs.py
+# graded there by the term's gradebook (bo's zip, test_term.py), and each lab's own samples by test_lab_LAB.py
 DEFAULT_TIER: set[tuple[str, str]] = set()
 SEEN_SECONDS = 25
 
