@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import handofflab.calendar.DatabaseTrials;
-import handofflab.calendar.StoreTrials;
+import handofflab.calendar.Trials;
 import handofflab.calendar.Events.Outcome;
 import java.nio.file.Path;
 import java.util.List;
@@ -56,7 +56,7 @@ class StudentDatabaseTest {
                 // may take a ReentrantLock again, so it would not see it): each refusal again, then two that succeed.
                 int cal = Integer.parseInt(db.user(ben).get().attributes.get("calendar"));
                 int other = db.createGroup("other");
-                CompletableFuture<Outcome> next = CompletableFuture.supplyAsync(() -> StoreTrials.unchecked(() -> {
+                CompletableFuture<Outcome> next = CompletableFuture.supplyAsync(() -> Trials.unchecked(() -> {
                     assertEquals(Outcome.DELETED, db.join(club, ana), "a join of a deleted user, in another thread");
                     assertEquals(-1, db.addEvent(calendar, Map.of("name", "late")), "an event for a deleted calendar, again");
                     assertEquals(Outcome.GONE, db.deleteUser(ana), "a second delete, in another thread");

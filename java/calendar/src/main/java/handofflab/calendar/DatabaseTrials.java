@@ -1,8 +1,8 @@
 package handofflab.calendar;
 
-import static handofflab.calendar.StoreTrials.check;
-import static handofflab.calendar.StoreTrials.say;
-import static handofflab.calendar.StoreTrials.wholeLine;
+import static handofflab.calendar.Trials.check;
+import static handofflab.calendar.Trials.say;
+import static handofflab.calendar.Trials.wholeLine;
 
 import handofflab.calendar.Events.Outcome;
 import java.io.BufferedReader;
@@ -159,7 +159,7 @@ public final class DatabaseTrials {
                         StringBuilder who = new StringBuilder();
                         for (java.lang.management.ThreadInfo i : jvm.getThreadInfo(stuck)) {
                             who.append("\n  ").append(i.getThreadName()).append(" waits for ")
-                                    .append(StoreTrials.lockName(i.getLockInfo())).append(" held by ").append(i.getLockOwnerName());
+                                    .append(RequestWatch.lockName(i.getLockInfo())).append(" held by ").append(i.getLockOwnerName());
                         }
                         throw new AssertionError("deadlock after " + done.get() + " requests:" + who);
                     }
@@ -219,7 +219,7 @@ public final class DatabaseTrials {
             for (Thread owner : threads) {
                 if (owner.getId() == i.getLockOwnerId() && !owner.isAlive()) {
                     throw new AssertionError("after " + done + " requests " + t.getName() + " waits for "
-                            + StoreTrials.lockName(i.getLockInfo()) + " held by " + owner.getName() + ", which has ended:"
+                            + RequestWatch.lockName(i.getLockInfo()) + " held by " + owner.getName() + ", which has ended:"
                             + " a request returned without releasing its lock (unlock in a finally, on every way out)");
                 }
             }
@@ -350,7 +350,7 @@ public final class DatabaseTrials {
         int u = db.createUser("u"), g = db.createGroup("g");
         int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
         HeldPair pair = new HeldPair(db, u, race, g, c, "deleteUser(" + u + ")",
-                () -> StoreTrials.unchecked(() -> db.deleteUser(u)).name(), Map.of(
+                () -> Trials.unchecked(() -> db.deleteUser(u)).name(), Map.of(
                         "user " + u + "'s lock", db.users.entry(u).lock,
                         "group " + g + "'s lock", db.groups.entry(g).lock,
                         "calendar " + c + "'s lock", db.calendars.entry(c).lock));
@@ -384,8 +384,8 @@ public final class DatabaseTrials {
 
     /** A join of user {@code u} to group {@code g}, or ({@code race} "add") an event added to u's calendar {@code c}: what the user is told. */
     private static java.util.function.Supplier<String> request(DatabaseFolders db, String race, int g, int u, int c) {
-        return race.equals("join") ? () -> StoreTrials.unchecked(() -> db.join(g, u)).name()
-                : () -> StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED";
+        return race.equals("join") ? () -> Trials.unchecked(() -> db.join(g, u)).name()
+                : () -> Trials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0 ? "OK" : "DELETED";
     }
 
     /** How both probes begin: user 1's request held where it first reads its user, user 2's sent beside it. */
@@ -424,7 +424,7 @@ public final class DatabaseTrials {
             steps.add(new String[] {"user 1", heldStep + " starts"});
             try {
                 user1.start();
-                String before = StoreTrials.waitOrReturn(user1, reached);
+                String before = RequestWatch.waitOrReturn(user1, reached);
                 if (before != null && !before.equals("returned")) {
                     steps.add(new String[] {"user 1", heldStep + ", run alone, " + before});
                     throw new StoreTrials.TrialFailure("deadlock: " + heldStep + ", run alone, " + before, steps);
@@ -434,7 +434,7 @@ public final class DatabaseTrials {
                         : heldStep + " → " + told[0] + ", without reading user " + u});
                 steps.add(new String[] {"user 2", sentStep + " starts"});
                 user2.start();
-                String w = StoreTrials.waitOrReturn(user2, null);
+                String w = RequestWatch.waitOrReturn(user2, null);
                 String on = lockWaitedFor(user2, locks);
                 if (w != null && on != null && w.startsWith("waits for ") && w.contains(", which")) {
                     w = "waits for " + on + w.substring(w.indexOf(", which"));
@@ -472,7 +472,7 @@ public final class DatabaseTrials {
                     "group " + g + "'s lock", db.groups.entry(g).lock,
                     "calendar " + c + "'s lock", db.calendars.entry(c).lock));
             for (Thread t : new Thread[] {pair.user1, pair.user2}) {
-                String after = StoreTrials.waitOrReturn(t, null);
+                String after = RequestWatch.waitOrReturn(t, null);
                 if (after != null) {
                     pair.steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
                     throw new StoreTrials.TrialFailure("deadlock: " + t.getName() + "'s request never returns after user 1's"
@@ -526,7 +526,7 @@ public final class DatabaseTrials {
             java.lang.management.ThreadInfo info = mx.getThreadInfo(alive.getId());
             boolean kept = !gone.isAlive() && info != null && info.getLockOwnerId() == gone.getId();
             keptSince = kept ? (keptSince == 0 ? System.nanoTime() : keptSince) : 0;
-            if (kept && (System.nanoTime() - keptSince) / 1_000_000 >= StoreTrials.STALL_MS) {
+            if (kept && (System.nanoTime() - keptSince) / 1_000_000 >= RequestWatch.STALL_MS) {
                 return alive.getName() + " waits for " + waitsFor.apply(alive) + ", which " + gone.getName()
                         + " still holds after it returned: a lock kept";
             }

@@ -1,9 +1,13 @@
 package handofflab.calendar;
 
+import static handofflab.calendar.Trials.check;
+import static handofflab.calendar.Trials.say;
+import static handofflab.calendar.Trials.unchecked;
+import static handofflab.calendar.Trials.wholeLine;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -76,7 +80,7 @@ public final class StoreTrials {
      * each ordering's outcome was seen.
      *
      * <p>A watchdog, not a clock, ends a trial that cannot finish: no request returned for
-     * {@link #STALL_MS} while every thread waited is a deadlock, and none for {@link #SPIN_MS}
+     * {@link RequestWatch#STALL_MS} while every thread waited is a deadlock, and none for {@link RequestWatch#SPIN_MS}
      * while some thread ran is a request that never returns. A busy machine slows a trial down
      * but never stops its requests returning, so neither is the machine's fault.
      */
@@ -147,7 +151,7 @@ public final class StoreTrials {
         private final AtomicLong clock = new AtomicLong();
         private final Map<Integer, java.util.Queue<Object[]>> byEvent = new ConcurrentHashMap<>();
 
-        <T> T told(int id, String request, IoCall<T> call) {
+        <T> T told(int id, String request, Trials.IoCall<T> call) {
             java.util.Queue<Object[]> q = byEvent.computeIfAbsent(id, k -> new java.util.concurrent.ConcurrentLinkedQueue<>());
             String me = Thread.currentThread().getName();
             q.add(new Object[] {clock.incrementAndGet(), me, request + " starts"});
@@ -221,7 +225,7 @@ public final class StoreTrials {
         user2.setDaemon(true);
         try {
             user1.start();
-            String before = waitOrReturn(user1, reached);
+            String before = RequestWatch.waitOrReturn(user1, reached);
             if (before != null) {
                 steps.add(new String[] {"user 1", heldStep + " " + before});
                 throw new TrialFailure("deadlock: " + heldStep + ", run alone, " + before + " before its commit", steps);
@@ -229,7 +233,7 @@ public final class StoreTrials {
             steps.add(new String[] {"user 1", heldStep + " is held at its commit (the probe holds it there)"});
             steps.add(new String[] {"user 2", sentStep + " starts"});
             user2.start();
-            String waited = waitOrReturn(user2, null);
+            String waited = RequestWatch.waitOrReturn(user2, null);
             steps.add(new String[] {"user 2", sentStep + (waited == null ? " → " + results[1] : " " + waited)});
             if (sameEvent && waited == null) {
                 String why = sentStep + " returned while " + heldStep + " was half way: requests for one event"
@@ -248,7 +252,7 @@ public final class StoreTrials {
             store.atCommit = null;
         }
         for (Thread t : new Thread[] {user1, user2}) {
-            String after = waitOrReturn(t, null);
+            String after = RequestWatch.waitOrReturn(t, null);
             if (after != null) {
                 steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
                 throw new TrialFailure("deadlock: " + t.getName() + "'s request never returns after user 1's was let go"
@@ -256,62 +260,6 @@ public final class StoreTrials {
             }
         }
     }
-
-    /**
-     * Waits until {@code t} returns (null) or {@code reached} opens (null), or says how it waits:
-     * for a lock another thread holds, parked for {@link #STALL_MS}, or spinning for {@link #SPIN_MS}
-     * of its own CPU time. Work, not a clock: a busy machine delays a request but never makes it wait.
-     */
-    static String waitOrReturn(Thread t, java.util.concurrent.CountDownLatch reached) throws InterruptedException {
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        long parkedSince = 0;
-        while (true) {
-            if (reached != null ? reached.await(2, TimeUnit.MILLISECONDS) : !t.isAlive()) {
-                return null;
-            }
-            if (reached != null && !t.isAlive()) {
-                return "returned";
-            }
-            t.join(2);
-            Thread.State state = t.getState();
-            if (state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED) {
-                java.lang.management.ThreadInfo info = mx.getThreadInfo(t.getId());
-                String on = info == null ? "something" : lockName(info.getLockInfo());
-                if (info != null && info.getLockOwnerName() != null) {
-                    return "waits for " + on + ", which " + info.getLockOwnerName() + " holds";
-                }
-                parkedSince = parkedSince == 0 ? System.nanoTime() : parkedSince;
-                if ((System.nanoTime() - parkedSince) / 1_000_000 >= STALL_MS) {
-                    return "waits (for " + on + ")";
-                }
-            } else {
-                parkedSince = 0;
-                if (mx.isThreadCpuTimeSupported() && mx.getThreadCpuTime(t.getId()) / 1_000_000 >= SPIN_MS) {
-                    return "spins: " + SPIN_MS / 1000 + " s of its own CPU time without returning";
-                }
-            }
-        }
-    }
-
-    /**
-     * A lock named the same every run: the JVM names it by class and identity hash ("DatabaseOneLock@4dd8dc3"),
-     * and the hash differs from run to run, so a swimlane or a grade's feedback would too.
-     */
-    static String lockName(java.lang.management.LockInfo lock) {
-        if (lock == null) {
-            return "something";
-        }
-        String cls = lock.getClassName();
-        int inner = cls.indexOf('$');
-        String simple = cls.substring(cls.lastIndexOf('.') + 1, inner < 0 ? cls.length() : inner);
-        return inner >= 0 && cls.endsWith("Sync") ? "a " + simple  // a ReentrantLock's (or another AQS lock's) inner sync
-                : "the monitor of a " + simple + " (a synchronized method or block)";
-    }
-
-    /** No request returned for this long, and every thread waits: a deadlock. */
-    public static final long STALL_MS = 500;
-    /** No request returned for this long while some thread runs: a request that never returns. */
-    public static final long SPIN_MS = 10_000;
 
     /** Waits for the pool's requests to finish, or throws what the watchdog saw. */
     private static void watch(ExecutorService pool, AtomicLong done, List<Thread> threads) throws InterruptedException {
@@ -326,10 +274,10 @@ public final class StoreTrials {
             long stalled = (System.nanoTime() - since) / 1_000_000;
             boolean allWait = threads.stream().allMatch(t -> !t.isAlive() || t.getState() == Thread.State.WAITING
                     || t.getState() == Thread.State.BLOCKED);
-            if (allWait && stalled >= STALL_MS || stalled >= SPIN_MS) {
+            if (allWait && stalled >= RequestWatch.STALL_MS || stalled >= RequestWatch.SPIN_MS) {
                 pool.shutdownNow();
                 throw new AssertionError((allWait ? "deadlock: every request waits for a lock that is never released"
-                        : "a request never returns: no request finished in " + SPIN_MS / 1000 + " s while some thread ran")
+                        : "a request never returns: no request finished in " + RequestWatch.SPIN_MS / 1000 + " s while some thread ran")
                         + " (" + now + " requests had returned)");
             }
         }
@@ -457,23 +405,6 @@ public final class StoreTrials {
     /** A line the crash driver prints: "C id", "M id version", "d id" or "D id". */
     private static final java.util.regex.Pattern SAID = java.util.regex.Pattern.compile("([CMdD]) (\\d+)(?: (\\d+))?");
 
-    /** The next line ended by a newline; null at the end, where a line the kill cut off is dropped. */
-    static String wholeLine(BufferedReader in) throws IOException {
-        StringBuilder line = new StringBuilder();
-        for (int c; (c = in.read()) != -1; ) {
-            if (c == '\n') {
-                return line.toString();
-            }
-            line.append((char) c);
-        }
-        return null;
-    }
-
-    static synchronized void say(String line) {
-        System.out.println(line);
-        System.out.flush();
-    }
-
     /** What a load saw: "absent", "original", "moved", or "torn ..." (half a modification). */
     public static String seen(Optional<Event> e) {
         if (e.isEmpty()) {
@@ -488,23 +419,4 @@ public final class StoreTrials {
         return got.equals(moved) ? "moved" : "torn " + got;
     }
 
-    static void check(boolean ok, String problem) {
-        if (!ok) {
-            throw new AssertionError(problem);
-        }
-    }
-
-    /** A request to a store, which may fail with an IOException. */
-    public interface IoCall<T> {
-        T call() throws IOException;
-    }
-
-    /** A request's result, its IOException rethrown unchecked (a request made on a thread of a trial). */
-    public static <T> T unchecked(IoCall<T> call) {
-        try {
-            return call.call();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 }

@@ -2,7 +2,7 @@ package handofflab.checks;
 
 import handofflab.calendar.DatabaseFolders;
 import handofflab.calendar.Event;
-import handofflab.calendar.StoreTrials;
+import handofflab.calendar.Trials;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +33,9 @@ public final class DatabaseJpfDriver {
         int g = db.createGroup("g");
         int c = Integer.parseInt(db.user(u).get().attributes.get("calendar"));
         String[] told = {"not sent", "not sent", "not sent"};
-        Thread j = new Thread(() -> told[0] = StoreTrials.unchecked(() -> db.join(g, u)).name(), "J-join");
-        Thread d = new Thread(() -> told[1] = StoreTrials.unchecked(() -> db.deleteUser(u)).name(), "D-deleteUser");
-        Thread a = new Thread(() -> told[2] = StoreTrials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0
+        Thread j = new Thread(() -> told[0] = Trials.unchecked(() -> db.join(g, u)).name(), "J-join");
+        Thread d = new Thread(() -> told[1] = Trials.unchecked(() -> db.deleteUser(u)).name(), "D-deleteUser");
+        Thread a = new Thread(() -> told[2] = Trials.unchecked(() -> db.addEvent(c, Map.of("name", "e"))) >= 0
                 ? "OK" : "DELETED", "A-addEvent");
         Thread other = join ? j : a;
         other.start();

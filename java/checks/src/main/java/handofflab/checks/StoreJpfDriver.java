@@ -3,6 +3,7 @@ package handofflab.checks;
 import handofflab.calendar.EventFolder;
 import handofflab.calendar.Events;
 import handofflab.calendar.StoreTrials;
+import handofflab.calendar.Trials;
 
 /**
  * The program JPF explores for a calendar store (in memory: the same policy, no disk): the paper's
@@ -22,9 +23,9 @@ public final class StoreJpfDriver {
         int id = store.create(StoreTrials.ORIGINAL);
         Events.Outcome[] a = new Events.Outcome[1], b = new Events.Outcome[1];
         String[] c = new String[1];
-        Thread modify = new Thread(() -> a[0] = StoreTrials.unchecked(() -> store.modify(id, StoreTrials.MOVE)), "A-modify");
-        Thread delete = new Thread(() -> b[0] = StoreTrials.unchecked(() -> store.delete(id)), "B-delete");
-        Thread load = new Thread(() -> c[0] = StoreTrials.unchecked(() -> StoreTrials.seen(store.load(id))), "C-load");
+        Thread modify = new Thread(() -> a[0] = Trials.unchecked(() -> store.modify(id, StoreTrials.MOVE)), "A-modify");
+        Thread delete = new Thread(() -> b[0] = Trials.unchecked(() -> store.delete(id)), "B-delete");
+        Thread load = new Thread(() -> c[0] = Trials.unchecked(() -> StoreTrials.seen(store.load(id))), "C-load");
         modify.start();
         delete.start();
         load.start();
