@@ -87,10 +87,26 @@ def test_the_design_table_is_the_catalogs():
 
 def test_a_collection_list_claiming_a_handoff_checker_is_named(tmp_path):
     # a collection list is a set: stress and JPF drive handoffs, so a claim for them cannot be checked
-    problem = _broken(tmp_path, 'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"',
-                      'collection = "LazyList"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"\nstress = "pass"')
+    problem = _broken(tmp_path, 'java = "LazyList"\nkind = "collection"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"',
+                      'java = "LazyList"\nkind = "collection"\nbug = ""\ntier = "ci"\n[variant.expect]\nlincheck = "pass"\nstress = "pass"')
     assert "is a collection class with a claim for stress, which does not check it" in problem
 
+
+
+
+def test_a_class_is_named_by_one_field_and_its_kind_by_another(tmp_path):
+    """`java` names every class, `kind` what it is when it is no handoff (issue 88: six keys did it before); the old
+    keys and an unknown kind are refused, saying the one way; a handoff's `v.java` stays its class alone."""
+    cat = catalog.load()
+    assert {v.class_kind for v in cat.variants.values()} == {None, *catalog.CLASS_CHECKERS}
+    assert all((v.java is None) == (v.class_kind is not None) for v in cat.variants.values() if v.java_class)
+    old = _broken(tmp_path, 'java = "LazyList"\nkind = "collection"', 'collection = "LazyList"')
+    assert "names its class with `collection = ...`" in old
+    with pytest.raises(LabError) as e:
+        catalog.load(tmp_path / "catalog.toml")  # the old key, as _broken left it
+    assert e.value.fix == 'say `java = "LazyList"` and `kind = "collection"`'
+    assert "has kind = 'lists'" in _broken(tmp_path, 'java = "LazyList"\nkind = "collection"',
+                                            'java = "LazyList"\nkind = "lists"')
 
 
 CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b")  # a class, a cfg, a variant: ParallelHashTable

@@ -126,12 +126,13 @@ class Variant:
     expect: dict = field(hash=False)
     why: dict = field(hash=False)
     check: dict = field(default_factory=dict, hash=False)  # overrides of its handoff's [handoff.check]
-    # A class that is not a handoff, checked by CLASS_CHECKERS: `collection`, one of the calendar
-    # store's collection lists (handofflab.calendar), as a set; `store`, the store itself (EventStore,
-    # or a subclass with its own locking), against requests run one at a time; `table`, a DHT
-    # process's local table (handofflab.dht), against the table run one operation at a time; `queue`,
-    # a DHT target's completion queue (handofflab.dht), by the reply probe; `database`, the calendar's
-    # whole database (CalendarDatabase or a subclass), by JPF. No handoff benchmark or server takes them.
+    # A class that is not a handoff (the catalog's `java` beside its `kind`), in the field of its kind, checked by
+    # CLASS_CHECKERS: `collection`, one of the calendar store's collection lists (handofflab.calendar), as a set;
+    # `store`, the store itself (EventStore, or a subclass with its own locking), against requests run one at a
+    # time; `table`, a DHT process's local table (handofflab.dht), against the table run one operation at a time;
+    # `queue`, a DHT target's completion queue (handofflab.dht), by the reply and depth probes; `database`, the
+    # calendar's whole database (CalendarDatabase or a subclass), by the race and lock probes and JPF. No handoff
+    # benchmark or server takes them; `java` stays None for them (it is a handoff's class).
     collection: str | None = None
     store: str | None = None
     table: str | None = None
@@ -319,37 +320,43 @@ def _variant(v: dict, handoffs: dict[str, Handoff], path: Path) -> Variant:
         if checker != "states" and not VERDICT.fullmatch(str(verdict)):
             raise LabError(f"{where}: {checker} = '{verdict}' is no verdict",
                            "verdicts are pass, deadlock and violation:PROPERTY (e.g. violation:NoLoss)")
+    # One field names the class (`java`), one what it is when it is no handoff (`kind`); the Variant keeps a field a
+    # kind, so that `v.java` is a handoff's class and `v.store` a store's.
+    old_keys = sorted(set(v) & set(CLASS_CHECKERS))
+    if old_keys:
+        raise LabError(f"{where} names its class with `{old_keys[0]} = ...`",
+                       f"say `java = \"{v[old_keys[0]]}\"` and `kind = \"{old_keys[0]}\"`")
+    kind = v.get("kind")
+    if kind is not None and (kind not in CLASS_CHECKERS or not v.get("java")):
+        raise LabError(f"{where} has kind = '{kind}'" + ("" if v.get("java") else " and no `java` class"),
+                       f"a kind is one of {', '.join(CLASS_CHECKERS)}, beside `java = \"CLASS\"`; a handoff has none")
+    classes = {k: v.get("java") if kind == k else None for k in CLASS_CHECKERS}
     variant = Variant(
-        name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=v.get("java"),
+        name=v["name"], handoff=handoffs[v["handoff"]], cfg=v.get("cfg"), java=None if kind else v.get("java"),
         bug=v.get("bug", ""), tier=v.get("tier", "ci"), expect=expect, why=dict(v.get("why", {})),
-        check=dict(v.get("check", {})), collection=v.get("collection"), store=v.get("store"), table=v.get("table"),
-        queue=v.get("queue"), database=v.get("database"), trace_from=v.get("trace_from", "calls"),
+        check=dict(v.get("check", {})), **classes, trace_from=v.get("trace_from", "calls"),
         jcstress_tests=v.get("jcstress_tests", ""), spec=v.get("spec"), model=v.get("model"),
     )
     if v.get("trace_from", "calls") not in ("calls", "steps") or ("trace_from" in v and "trace" not in expect):
         raise LabError(f"{where} has trace_from = '{v.get('trace_from')}'",
                        "trace_from is 'calls' or 'steps', beside a trace claim")
-    kinds = [k for k in ("java", *CLASS_CHECKERS) if v.get(k)]
-    if len(kinds) > 1:
-        raise LabError(f"{where} names {' and '.join(kinds)} classes", "give a variant one of `java`, `collection`, "
-                       "`store`, `table`, `queue` or `database`")
-    unchecked = kinds and kinds[0] != "java" and sorted(set(expect) - set(CLASS_CHECKERS[kinds[0]]))
+    unchecked = kind and sorted(set(expect) - set(CLASS_CHECKERS[kind]))
     if unchecked:
-        raise LabError(f"{where} is a {kinds[0]} class with a claim for {', '.join(unchecked)}, which does not "
-                       f"check it", f"a {kinds[0]} class takes only {', '.join(CLASS_CHECKERS[kinds[0]])} verdicts "
+        raise LabError(f"{where} is a {kind} class with a claim for {', '.join(unchecked)}, which does not "
+                       f"check it", f"a {kind} class takes only {', '.join(CLASS_CHECKERS[kind])} verdicts "
                        "(catalog.CLASS_CHECKERS)")
-    if v.get("java") and set(expect) & set(PROBE_CHECKERS):
+    if variant.java and set(expect) & set(PROBE_CHECKERS):
         raise LabError(f"{where} is a handoff with a claim for {', '.join(sorted(set(expect) & set(PROBE_CHECKERS)))}",
                        "the probes check one kind of class each (locks: a calendar store; replies and depth: a "
                        "DHT completion queue), never a handoff: remove the claim")
-    if "jcstress" in expect and not (v.get("java") and variant.handoff.jcstress):
+    if "jcstress" in expect and not (variant.java and variant.handoff.jcstress):
         raise LabError(f"{where} claims a jcstress verdict, but its handoff '{variant.handoff.name}' has no jcstress "
                        "tests", "give the [[handoff]] `jcstress = \"PREFIX\"` (its tests in java/jcstress are named "
                        "PREFIX<Claim>), or remove the claim")
     if v.get("jcstress_tests") and "jcstress" not in expect:
         raise LabError(f"{where} names jcstress_tests but claims no jcstress verdict", "add `jcstress = \"...\"` under "
                        "its [variant.expect], or remove jcstress_tests")
-    if v.get("java"):
+    if variant.java:
         variant.profile  # noqa: B018 (a Java class needs a valid check profile: fail at load)
     if not variant.correct:
         for checker, verdict in expect.items():

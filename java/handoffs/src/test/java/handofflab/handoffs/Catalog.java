@@ -54,8 +54,8 @@ final class Catalog {
         }
         List<Variant> out = new ArrayList<>();
         for (JsonNode v : root.path("variant")) {
-            if (!v.hasNonNull("java")) {
-                continue;
+            if (!v.hasNonNull("java") || v.hasNonNull("kind")) {
+                continue;  // a handoff's class: a class of another kind (a store, a queue, ...) has a `kind`
             }
             Map<String, String> keys = new LinkedHashMap<>();
             put(keys, checks.get(v.path("handoff").asText()));
