@@ -44,13 +44,13 @@ def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tupl
         msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
               + build.output + "\n```"
         return {t.method: (False, msg, False) for t in rubric.tests if t.kind == "junit"}
-    classpath = f"{test_classes}:{classes}:{cp}"
-    run, cases = junit_launcher.junit(jail, classpath, test_classes, tmp / "junit-reports")
+    run, cases = junit_launcher.junit(jail, f"{test_classes}:{classes}:{cp}", test_classes, tmp / "junit-reports")
     if _timed_out_busy(cases, run):
         # A test past JUnit's own limit while other work kept the machine busy (the jail counts it, outside the
         # submission's reach): a class that prints a gigabyte as it loads took more than 5 s beside a test run at a
         # load of 16. Once more; past it again, busy again, that test is "not graded, regrade", never a fail.
-        run, cases = junit_launcher.junit(jail, classpath, test_classes, tmp / "junit-reports-again")
+        run, cases = junit_launcher.junit(jail, f"{test_classes}:{classes}:{cp}", test_classes,
+                                          tmp / "junit-reports-again")
     busy = _timed_out_busy(cases, run)
     results = {}
     for method, ok, message in cases:
