@@ -110,22 +110,11 @@ def test_a_memory_bomb_runs_out_inside_its_own_heap(tmp_path):
 
 
 def test_a_gigabyte_of_output_is_cut_and_the_grade_stands(tmp_path):
-    sub = hostile(tmp_path, static=(
+    g, report, _ = grade(tmp_path, hostile(tmp_path, static=(
         "        byte[] line = new byte[1 << 20];\n"
         "        java.util.Arrays.fill(line, (byte) 'x');\n"
         "        for (int i = 0; i < 1024; i++) { System.out.write(line, 0, line.length); }\n"
-        "        System.out.flush();"))
-    # Printing a gigabyte as the class loads takes seconds of the JUnit test's 5: beside a test run at a load of 16
-    # it ran past them, which the grader, counting that other work, calls "not graded, regrade". So regrade as an
-    # instructor would; what is graded must be full marks.
-    for attempt in range(3):
-        (tmp_path / str(attempt)).mkdir()
-        g, report, _ = grade(tmp_path / str(attempt), sub)
-        if not g.pending:
-            break
-        assert all(t.score == 0 if t.pending else t.score == t.max_score for t in g.tests), report
-    else:
-        pytest.skip("the grader said 'not graded, machine too busy' three times (its rule): what it graded matched")
+        "        System.out.flush();")))
     assert g.score == 10, report  # printing is not wrong; it is only not kept
 
 

@@ -2,7 +2,6 @@
 and run by JUnit's console launcher; a test scores when its method passed."""
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
@@ -15,21 +14,19 @@ from handofflab.ground import paths
 
 KIND = "junit"
 NEEDS: tuple[str, ...] = ()
-# JUnit's message for a test past its own time limit (budgets.JUNIT_TIMEOUT)
-TIMED_OUT = re.compile(r"timed out after \d+")
 
 
 def score(ctx: Context) -> None:
     results = _run(ctx.rubric, ctx.classes, ctx.tmp, ctx.jail)
     for spec, result in ctx.tests(KIND):
-        ok, output, pending = results.get(spec.method, (False, "The test did not run.", False))
+        ok, output = results.get(spec.method, (False, "The test did not run."))
         result.score = result.max_score if ok else 0.0
-        result.output, result.pending = output, pending
+        result.output = output
 
 
-def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tuple[bool, str, bool]]:
-    """Compile the lab's public tests against the submission and run them with JUnit's console launcher; read its
-    XML report: (passed, what the student reads, pending) for each test method."""
+def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tuple[bool, str]]:
+    """Compile the lab's public tests against the submission and run them
+    with JUnit's console launcher; read its XML report."""
     # copied into the grading's own folder, which the jail's uid is given: the kit's copy may be private to
     # whoever unpacked it (a zip that stored 0600 made every public test "not compile" on Gradescope)
     (tmp / "public-tests").mkdir()
@@ -43,30 +40,11 @@ def _run(rubric: Rubric, classes: Path, tmp: Path, jail: Jail) -> dict[str, tupl
     if build.returncode != 0:
         msg = "The public tests do not compile against your class (did you change its methods?):\n\n```text\n" \
               + build.output + "\n```"
-        return {t.method: (False, msg, False) for t in rubric.tests if t.kind == "junit"}
+        return {t.method: (False, msg) for t in rubric.tests if t.kind == "junit"}
     run, cases = junit_launcher.junit(jail, f"{test_classes}:{classes}:{cp}", test_classes, tmp / "junit-reports")
-    if _timed_out_busy(cases, run):
-        # A test past JUnit's own limit while other work kept the machine busy (the jail counts it, outside the
-        # submission's reach): a class that prints a gigabyte as it loads took more than 5 s beside a test run at a
-        # load of 16. Once more; past it again, busy again, that test is "not graded, regrade", never a fail.
-        run, cases = junit_launcher.junit(jail, f"{test_classes}:{classes}:{cp}", test_classes,
-                                          tmp / "junit-reports-again")
-    busy = _timed_out_busy(cases, run)
-    results = {}
-    for method, ok, message in cases:
-        if busy and not ok and TIMED_OUT.search(message):
-            results[method] = (False, f"Not graded: {message}, twice, while other work on the grading machine kept "
-                                      f"{run.others_cores:.1f} of its cores busy: the time may be the machine's, not "
-                                      "your code's. Your instructor will regrade.", True)
-        else:
-            results[method] = (ok, "Passed." if ok else "Failed: " + message, False)
+    results = {method: (ok, "Passed." if ok else "Failed: " + message) for method, ok, message in cases}
     for t in rubric.tests:
         if t.kind == "junit" and t.method not in results:
             results[t.method] = (False, (f"Timed out after {budgets.TEST_SECONDS} s: a thread probably waits for ever."
-                                            if run.timed_out else ended_early("the public tests", run)), False)
+                                            if run.timed_out else ended_early("the public tests", run)))
     return results
-
-
-def _timed_out_busy(cases, run) -> bool:
-    """A test failed at JUnit's time limit while the jail counted other work keeping the machine busy."""
-    return any(not ok and TIMED_OUT.search(message) for _, ok, message in cases) and budgets.too_busy(run.others_cores)
