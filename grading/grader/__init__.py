@@ -7,6 +7,7 @@ the engines and the ground floor (.lab/handofflab), never a command (pyproject.t
 - rubric      labs/LAB/rubric.toml, typed and validated (closed keys, kinds, hints)
 - results     TestResult and Grade: results.json (Gradescope's, with visibility, or PrairieLearn's) and report.md
 - cgroups     a run's cgroups, where the host allows them: its memory and tasks capped, its CPU counted
+- schedstat   what a run's threads ask of the processors, read from the kernel outside it: a hang asks nothing
 - jail        where submitted code runs and its walls (namespaces, a uid per grading, cgroups,
               rlimits), and reading back what it wrote without trusting it
 - classfiles  what a class file refers to and where its monitors come from, read from `javap -v`

@@ -14,7 +14,9 @@ TLC_SECONDS = 60                # one TLC run of a submitted spec; the kit's own
 TEST_SECONDS = 120              # one JVM of tests or of a checker: about 15 s when the machine is quiet; the
                                 # slack is for a busy one (a hang is caught sooner: JUnit timeouts, the watchdog)
 SERVER_REPLY_MS = 3_000         # a reply takes t_r (20 ms) plus its queueing: 3 s is 150 t_r, i.e. lost
-JUNIT_TIMEOUT = "5 s"           # per public test, enforced from another thread: a spin ignores interrupts
+JUNIT_SECONDS = 5               # per public test, enforced from another thread: a spin ignores interrupts
+JUNIT_AGAIN_SECONDS = 30        # per test past JUNIT_SECONDS on a busy machine, run once more (kinds/junit.py)
+HANG_IDLE_SECONDS = 5.0         # a test past its limit whose threads asked for no processor this long waits for ever
 STRESS_SECONDS = 3.0
 BUSY_CORES = 0.25               # a share of the machine's cores: other work that kept this much busy, on average, while a
                                 # stress run finished no trial, leaves its speed unjudged (a spinning class loses most:

@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import budgets, cgroups
+from grader import budgets, cgroups, schedstat
 from handofflab.ground import paths
 from handofflab.ground.toolchain import machine_cpu_seconds
 
@@ -89,6 +89,8 @@ class Run:
     cpu_s: float = 0.0          # CPU time of the run and everything it started: its cgroup's count, else wait4's
                                 # rusage (which misses what it left unwaited); 0 if killed at the time limit
     machine_cpu_s: float = 0.0  # CPU time of every process on the machine meanwhile, with time the host stole
+    idle_s: float | None = None  # asked for (watch=True): the longest stretch in which none of its threads ran or
+                                 # waited to run (schedstat.longest_idle); None where not watched or not known
 
     @property
     def others_cores(self) -> float:
@@ -227,14 +229,15 @@ def prepare(work: Path, uid: int) -> None:
 
 def run(cmd: list[str], timeout: float, cwd: str | None = None, env: dict | None = None,
         cpu_seconds: int = 300, memory_bytes: int = 8 * 1024 ** 3, work: Path | None = None,
-        hide: tuple[Path, ...] = (), stdin: str | None = None, uid: int | None = None) -> Run:
+        hide: tuple[Path, ...] = (), stdin: str | None = None, uid: int | None = None, watch: bool = False) -> Run:
     """Run cmd in a new session (jailed in `work` as `uid` where ISOLATION is full); at the time
-    limit kill its whole process group. `stdin`: text written to its standard input."""
+    limit kill its whole process group. `stdin`: text written to its standard input. `watch`: sample
+    what its threads ask of the processors (Run.idle_s)."""
     groups = cgroups.CGroups(f"handofflab-{os.getpid()}-{next(_RUNS)}") if work is not None and ISOLATION == "full" else None
     if work is not None and ISOLATION == "full":
         cmd = _jailed_command(cmd, work, list(hide), uid if uid is not None else new_uid())
     try:
-        r = _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups.groups if groups else [])
+        r = _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups.groups if groups else [], watch)
         counted = groups.cpu_seconds() if groups else None
         if counted is not None and not r.timed_out:  # the cgroup also counts what the run left behind
             r.cpu_s = counted
@@ -247,7 +250,7 @@ def run(cmd: list[str], timeout: float, cwd: str | None = None, env: dict | None
 _RUNS = itertools.count()
 
 
-def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups) -> Run:
+def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups, watch=False) -> Run:
     start, machine_before = time.monotonic(), machine_cpu_seconds()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE, start_new_session=True,
@@ -273,10 +276,12 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups) -> Ru
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
+    watcher = schedstat.Watch(proc.pid).start() if watch and schedstat.available() else None  # its session's id
     usage = None
     try:
         usage = _wait(proc, timeout)
     finally:
+        series = watcher.stop() if watcher else None
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # the group: threads, children, forks
         except ProcessLookupError:
@@ -289,7 +294,8 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups) -> Ru
     if size[0] > budgets.OUTPUT_CAP:
         text += f"\n[… output cut: {size[0]} bytes in all, the first {budgets.OUTPUT_CAP} kept]"
     return Run(None if timed_out else proc.returncode, text, seconds, timed_out, size[0] > budgets.OUTPUT_CAP,
-               usage.ru_utime + usage.ru_stime if usage else 0.0, machine_after - machine_before)
+               usage.ru_utime + usage.ru_stime if usage else 0.0, machine_after - machine_before,
+               schedstat.longest_idle(series) if series else None)
 
 
 def _wait(proc: subprocess.Popen, timeout: float):
@@ -321,9 +327,9 @@ class Jail:
         if os.environ.get("JAVA_HOME"):
             self.env["JAVA_HOME"] = os.environ["JAVA_HOME"]
 
-    def run(self, cmd: list[str], timeout: float, stdin: str | None = None) -> Run:
+    def run(self, cmd: list[str], timeout: float, stdin: str | None = None, watch: bool = False) -> Run:
         prepare(self.work, self.uid)
-        r = run(cmd, timeout, env=self.env, work=self.work, hide=self.hide, stdin=stdin, uid=self.uid)
+        r = run(cmd, timeout, env=self.env, work=self.work, hide=self.hide, stdin=stdin, uid=self.uid, watch=watch)
         r.output = "\n".join(l for l in r.output.splitlines() if not l.startswith("Picked up JAVA_TOOL_OPTIONS"))
         return r
 

@@ -36,6 +36,7 @@ def test_a_false_alarm_on_a_busy_machine_is_run_again_and_then_pending(tmp_path,
     a kill of a buggy handoff stands whatever the load."""
     from types import SimpleNamespace
 
+    from grader.junit_launcher import Case
     from grader.kinds import mutants
     busy = (os.cpu_count() or 1) * budgets.BUSY_CORES * 2
     runs = []
@@ -43,7 +44,7 @@ def test_a_false_alarm_on_a_busy_machine_is_run_again_and_then_pending(tmp_path,
     def junit(jail, cp, scan, reports, props, timeout):
         runs.append(next(p for p in props if "subject" in p))
         run = SimpleNamespace(timed_out=False, others_cores=others)
-        return run, [("race", False, "trial 3: nothing moved for 1 s"), ("one", True, "")]
+        return run, [Case("race", False, "trial 3: nothing moved for 1 s"), Case("one", True, "")]
 
     monkeypatch.setattr(mutants.junit_launcher, "junit", junit)
     ctx = SimpleNamespace(tmp=tmp_path, jail=SimpleNamespace(work=tmp_path))

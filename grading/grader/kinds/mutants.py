@@ -77,13 +77,13 @@ def _run_suites(ctx: Context, handoffs: list[str]) -> dict[str, tuple[str, str]]
                                      (f"-Dhandofflab.subject={variant.java}", f"-Dhandofflab.profile={variant.profile.arg()}",
                                       f"-Djava.io.tmpdir={run_tmp}"),
                                      timeout=attempt * budgets.TEST_SECONDS)
-            failures = [f"{method}: {message}" for method, ok, message in cases if not ok]
+            failures = [f"{c.method}: {c.message}" for c in cases if not c.ok]
             if not run.timed_out and not _alarm_on_a_busy_machine(variant, failures, run):
                 break
         if run.timed_out:
             outcome[name] = ("pending", f"your tests ran past {budgets.TEST_SECONDS} s and then "
                              f"{2 * budgets.TEST_SECONDS} s on `{name}`, although each test has a "
-                             f"{budgets.JUNIT_TIMEOUT} timeout: the grading machine was too busy")
+                             f"{budgets.JUNIT_SECONDS} s timeout: the grading machine was too busy")
         elif _alarm_on_a_busy_machine(variant, failures, run):
             outcome[name] = ("pending", f"your tests failed `{name}`, a correct handoff, twice, while other work on "
                              f"the grading machine kept {run.others_cores:.1f} of its cores busy: a test that "
