@@ -378,4 +378,35 @@ class ServersTest {
         assertEquals(waits, pre.lossProven(), pre.lostReport());
         assertTrue(pre.lostReport().contains(waits ? "the handoff lost them" : "still queued"), pre.lostReport());
     }
+
+    // A client that gave up on a reply leaves its connection in the listen queue when the acceptor was starved (a
+    // spinning handoff beside a full test run: 16 replies given up, 16 connections refused at shutdown, drained):
+    // on the client's clock alone, so "late"; the same run with a connection the server lost is not.
+    @Test
+    void connectionsRefusedAtShutdownAfterTheirClientsGaveUpAreLate() {
+        ServerStats st = new ServerStats();
+        for (int i = 0; i < 100; i++) {
+            st.countAccepted();
+            st.served(i);
+        }
+        for (int i = 0; i < 16; i++) {
+            st.countAccepted();
+            st.problem(ServerStats.Problem.REFUSED_AT_SHUTDOWN);
+        }
+        LoadClient.Report gaveUp = report(100, java.util.Map.of("timeout", 16L));
+        assertTrue(ServerBench.late(gaveUp, st, true), ServerBench.kinds(gaveUp, st));
+        assertTrue(!ServerBench.late(gaveUp, st, false), "a server that did not drain may have lost one");
+        LoadClient.Report reset = report(100, java.util.Map.of("reset", 16L));
+        assertTrue(!ServerBench.late(reset, st, true), "a reset is no time-out: " + ServerBench.kinds(reset, st));
+        st.countAccepted();  // accepted and never served nor ended: lost
+        assertTrue(!ServerBench.late(gaveUp, st, true), ServerBench.kinds(gaveUp, st));
+        assertTrue(ServerBench.kinds(gaveUp, st).contains("refused_at_shutdown 16")
+                && ServerBench.kinds(gaveUp, st).contains("unaccounted 1"), ServerBench.kinds(gaveUp, st));
+    }
+
+    private static LoadClient.Report report(long ok, java.util.Map<String, Long> errors) {
+        long failed = errors.values().stream().mapToLong(Long::longValue).sum();
+        return new LoadClient.Report(HOST, 0, 1, (int) (ok + failed), 0, 1, ok, errors, 0,
+                new org.HdrHistogram.Histogram(3), List.of(), 0, 0, 0);
+    }
 }
