@@ -4,6 +4,8 @@ import java.lang.management.LockInfo;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -70,5 +72,14 @@ public final class RequestWatch {
         String simple = cls.substring(cls.lastIndexOf('.') + 1, inner < 0 ? cls.length() : inner);
         return inner >= 0 && cls.endsWith("Sync") ? "a " + simple  // a ReentrantLock's (or another AQS lock's) inner sync
                 : "the monitor of a " + simple + " (a synchronized method or block)";
+    }
+
+    /**
+     * Whether some of {@code threads} are in {@code deadlocked}, the JVM's cycles of threads each waiting for a lock
+     * another holds (null: none). The JVM's check is JVM-wide: another test's threads may be stuck on purpose.
+     */
+    static boolean inCycle(long[] deadlocked, List<Thread> threads) {
+        return deadlocked != null && Arrays.stream(deadlocked)
+                .anyMatch(id -> threads.stream().anyMatch(t -> t.getId() == id));
     }
 }

@@ -151,10 +151,10 @@ class CalendarDatabaseTest {
         }
         java.lang.management.ThreadMXBean jvm = java.lang.management.ManagementFactory.getThreadMXBean();
         AssertionError e = assertThrows(AssertionError.class,
-                () -> DatabaseTrials.keptByAnEndedThread(jvm, List.of(owner, waiter), 7));
+                () -> ConcurrentRequests.keptByAnEndedThread(jvm, List.of(owner, waiter), 7));
         assertTrue(e.getMessage().contains("after 7 requests request-thread-1 waits for")
                 && e.getMessage().contains("held by request-thread-0, which has ended"), e.getMessage());
-        DatabaseTrials.keptByAnEndedThread(jvm, List.of(waiter), 7);  // an owner that is not a request thread: not said
+        ConcurrentRequests.keptByAnEndedThread(jvm, List.of(waiter), 7);  // an owner that is not a request thread: not said
     }
 
     @Test
