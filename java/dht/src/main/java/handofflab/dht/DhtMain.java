@@ -128,7 +128,7 @@ public final class DhtMain {
         /** The raw put's request j: the address in its target's array where this origin's values go (LAPI_Put names
          *  one). Each origin owns 1/p of every target's array, so no origin overwrites another's values. */
         long rawAddress(int j) {
-            return (long) me * (Target.RAW_INTS / p) + (long) j * n * node.config().width;
+            return (long) me * (RawPut.RAW_INTS / p) + (long) j * n * node.config().width;
         }
 
         int[] valuesOf(int j, int count) {
@@ -145,10 +145,10 @@ public final class DhtMain {
             List<int[]> found = new ArrayList<>(), deleted = new ArrayList<>();
             boolean raw = node.config().rawPut;   // the baseline: timed puts into an array, then untimed gets that check them
             int phases = raw ? 2 : 3, timed = raw ? 1 : 3;
-            if (raw && (long) values * node.config().width > Target.RAW_INTS / p) {
+            if (raw && (long) values * node.config().width > RawPut.RAW_INTS / p) {
                 throw new DhtException("the raw put of " + values + " values per process needs " + values * node.config().width
                         + " ints of each target's array, which gives each of the " + p + " processes "
-                        + Target.RAW_INTS / p + ": run it with fewer --values or fewer processes");
+                        + RawPut.RAW_INTS / p + ": run it with fewer --values or fewer processes");
             }
             for (int phase = 0; phase < phases; phase++) {
                 long t0 = System.nanoTime(), initiating = 0, waiting = 0;

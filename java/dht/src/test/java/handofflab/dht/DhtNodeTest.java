@@ -202,7 +202,7 @@ class DhtNodeTest {
             ws.add(new DhtMain.Workload(node, "n-n", 200, 1, 10) {
                 @Override
                 long rawAddress(int j) {
-                    return (long) me * (Target.RAW_INTS / p);   // every put of this origin at its first address
+                    return (long) me * (RawPut.RAW_INTS / p);   // every put of this origin at its first address
                 }
             });
         }
@@ -216,9 +216,9 @@ class DhtNodeTest {
     @Test
     void aRawPutOutsideTheTargetsArrayIsRefusedWithItsAddress() throws Exception {
         DhtNode a = startRawPut(2).get(0);
-        Request r = a.insert(1, Target.RAW_INTS - 1, 1, new int[2]);
+        Request r = a.insert(1, RawPut.RAW_INTS - 1, 1, new int[2]);
         DhtException e = assertThrows(DhtException.class, () -> a.await(r));
-        assertTrue(e.getMessage().contains("a raw put of 2 ints at address " + (Target.RAW_INTS - 1)), e.getMessage());
+        assertTrue(e.getMessage().contains("a raw put of 2 ints at address " + (RawPut.RAW_INTS - 1)), e.getMessage());
     }
 
     @Test
