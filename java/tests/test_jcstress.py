@@ -17,7 +17,7 @@ from grader import budgets
 CAT = catalog.load()
 CLAIMS = [v for v in CAT.variants.values() if v.expected("jcstress") is not None]
 TWINS = [v for v in CLAIMS if not v.correct]
-TESTS = paths.JAVA / "jcstress" / "src" / "main" / "java" / "handofflab" / "handoffs"
+TESTS = paths.JAVA / "jcstress" / "src" / "main" / "java" / "handofflab" / "jcstress" / "tests"
 RECORDED = sorted((paths.BOOK / "recorded").glob("*.jcstress.json"))  # the book's copies of real runs
 LANE = re.compile(r'@Lane\(thread = "([^"]+)", does = "([^"]+)"')
 
@@ -40,7 +40,7 @@ def _only(monkeypatch, tests: str, cat=CAT):
 
 
 def _tests(selector: str) -> list[str]:
-    return [p.stem for p in TESTS.glob("*.java") if re.search(selector, ".handofflab.handoffs." + p.stem)]
+    return [p.stem for p in TESTS.glob("*.java") if re.search(selector, ".handofflab.jcstress.tests." + p.stem)]
 
 
 def test_every_jcstress_claim_is_on_a_fast_handoff_whose_tests_exist():

@@ -105,7 +105,7 @@ class Handoff:
     trace: str = ""  # the spec a recorded run is validated against (`./lab check trace`), if the design has one
     track: str = "servers"  # which paper's question: servers (Roussev & Wu), dht (Malard & Stewart), calendar (McBride & Ferrell)
     trace_steps: str = ""  # the steps inside a call the kit's class logs and the trace spec allows, in words
-    # The prefix of its jcstress tests' names (java/jcstress: handofflab.handoffs.<prefix><Claim>), if it has any:
+    # The prefix of its jcstress tests' names (java/jcstress: handofflab.jcstress.tests.<prefix><Claim>), if it has any:
     # `./lab check java --jcstress` runs them on each of its variants that claims a jcstress verdict.
     jcstress: str = ""
 

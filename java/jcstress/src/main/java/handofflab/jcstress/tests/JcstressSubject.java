@@ -1,5 +1,8 @@
-package handofflab.handoffs;
+package handofflab.jcstress.tests;
 
+import handofflab.handoffs.FastBuffer;
+import handofflab.handoffs.FastPht;
+import handofflab.handoffs.Handoff;
 import java.lang.reflect.Constructor;
 
 /**

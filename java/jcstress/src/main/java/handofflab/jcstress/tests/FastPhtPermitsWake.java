@@ -1,8 +1,10 @@
-package handofflab.handoffs;
+package handofflab.jcstress.tests;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import handofflab.handoffs.DekkerHalves;
+import handofflab.handoffs.FastPht;
 import handofflab.jcstress.Lane;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -26,14 +28,14 @@ import org.openjdk.jcstress.infra.results.ZZ_Result;
         desc = "deadlock: neither saw the other: the waiter sleeps beside a permit and nobody wakes it")
 @State
 public class FastPhtPermitsWake {
-    private final FastPermits items = (FastPermits) JcstressSubject.<Object>pht(3).filled;  // no item yet
+    private final FastPht<Object> table = JcstressSubject.pht(3);  // no item yet
 
     @Actor
     @Lane(thread = "worker", does = "registers as a waiter, then takes a permit if there is one", results = 1,
             sees = "took a permit: %s")
     public void worker(ZZ_Result r) {
-        synchronized (items) {
-            r.r1 = items.registerThenTry();
+        synchronized (DekkerHalves.monitorOf(table)) {
+            r.r1 = DekkerHalves.waiterRegistersThenTries(table);
         }
     }
 
@@ -41,6 +43,6 @@ public class FastPhtPermitsWake {
     @Lane(thread = "acceptor", does = "adds a permit (an item put), then reads the waiters", results = 2,
             sees = "sees a waiter registered: %s")
     public void acceptor(ZZ_Result r) {
-        r.r2 = items.releaseThenLook();
+        r.r2 = DekkerHalves.releaserReleasesThenLooks(table);
     }
 }

@@ -1,10 +1,11 @@
-package handofflab.handoffs;
+package handofflab.jcstress.tests;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import handofflab.handoffs.JcstressSubject.Conn;
+import handofflab.handoffs.FastBuffer;
 import handofflab.jcstress.Lane;
+import handofflab.jcstress.tests.JcstressSubject.Conn;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;

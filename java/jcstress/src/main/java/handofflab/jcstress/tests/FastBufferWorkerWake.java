@@ -1,8 +1,10 @@
-package handofflab.handoffs;
+package handofflab.jcstress.tests;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import handofflab.handoffs.DekkerHalves;
+import handofflab.handoffs.FastBuffer;
 import handofflab.jcstress.Lane;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -32,8 +34,8 @@ public class FastBufferWorkerWake {
     @Lane(thread = "worker", does = "registers (workersWaiting++), then reads putIndex", results = 1,
             sees = "sees the connection: %s")
     public void worker(ZZ_Result r) {
-        synchronized (buffer) {
-            r.r1 = !buffer.registerThenLook(0);
+        synchronized (DekkerHalves.monitorOf(buffer)) {
+            r.r1 = !DekkerHalves.workerRegistersThenLooks(buffer, 0);
         }
     }
 
@@ -41,7 +43,7 @@ public class FastBufferWorkerWake {
     @Lane(thread = "acceptor", does = "publishes putIndex = 1, then reads workersWaiting", results = 2,
             sees = "sees a worker registered: %s")
     public void acceptor(ZZ_Result r) {
-        r.r2 = buffer.publishThenLook(1);
+        r.r2 = DekkerHalves.acceptorPublishesThenLooks(buffer, 1);
     }
 }
 // ANCHOR_END: test

@@ -1,8 +1,10 @@
-package handofflab.handoffs;
+package handofflab.jcstress.tests;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
+import handofflab.handoffs.DekkerHalves;
+import handofflab.handoffs.FastBuffer;
 import handofflab.jcstress.Lane;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
@@ -35,8 +37,8 @@ public class FastBufferAcceptorWake {
     @Lane(thread = "acceptor", does = "registers (acceptorWaiting = true), then reads takeAt for index 1's room",
             results = 1, sees = "sees room: %s")
     public void acceptor(ZZ_Result r) {
-        synchronized (buffer) {
-            r.r1 = !buffer.registerThenLookRoom(1);
+        synchronized (DekkerHalves.monitorOf(buffer)) {
+            r.r1 = !DekkerHalves.acceptorRegistersThenLooksForRoom(buffer, 1);
         }
     }
 
@@ -44,7 +46,6 @@ public class FastBufferAcceptorWake {
     @Lane(thread = "worker", does = "claims index 0 (compare-and-set of takeAt), then reads acceptorWaiting",
             results = 2, sees = "sees the acceptor registered: %s")
     public void worker(ZZ_Result r) {
-        buffer.claim(0);
-        r.r2 = buffer.acceptorWaiting;
+        r.r2 = DekkerHalves.workerClaimsThenLooks(buffer, 0);
     }
 }

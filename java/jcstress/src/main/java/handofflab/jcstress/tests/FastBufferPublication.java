@@ -1,10 +1,11 @@
-package handofflab.handoffs;
+package handofflab.jcstress.tests;
 
 import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
-import handofflab.handoffs.JcstressSubject.Conn;
+import handofflab.handoffs.FastBuffer;
 import handofflab.jcstress.Lane;
+import handofflab.jcstress.tests.JcstressSubject.Conn;
 import org.openjdk.jcstress.annotations.Actor;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressTest;
@@ -13,29 +14,29 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.I_Result;
 
 /**
- * Publication through the hash table: the acceptor writes a connection's field and puts it in a slot (under the
- * slot's monitor) and adds a permit; a worker takes a permit, probes and swaps the connection out. It must be the one
- * put, as it was written.
+ * Publication: the acceptor writes a connection's field, stores the connection with a release store and publishes
+ * the put index; a worker that claims the index reads the connection. It must be the one put, as it was written:
+ * never null (the index published before the store) and never with its field unwritten.
  */
 @JCStressTest
-@Description("FastPht: a taken connection is the one put, with the field its acceptor wrote")
+@Description("FastBuffer: a taken connection is the one put, with the field its acceptor wrote")
 @Outcome(id = "8080", expect = ACCEPTABLE, desc = "the connection put, as the acceptor wrote it")
 @Outcome(id = "-1", expect = FORBIDDEN, desc = "violation:NoLoss: the worker took null where the connection was put")
 @Outcome(expect = FORBIDDEN, desc = "violation:NoLoss: the worker took the connection before its field was written")
 @State
-public class FastPhtPublication {
-    private final FastPht<Conn> table = JcstressSubject.pht(3);
+public class FastBufferPublication {
+    private final FastBuffer<Conn> buffer = JcstressSubject.buffer(2);
 
     @Actor
     @Lane(thread = "acceptor", does = "put(a connection on port 8080)")
     public void acceptor() {
-        JcstressSubject.put(table, new Conn(8080));
+        JcstressSubject.put(buffer, new Conn(8080));
     }
 
     @Actor
     @Lane(thread = "worker", does = "take()", results = 1, sees = "the connection's port: %s")
     public void worker(I_Result r) {
-        Conn c = JcstressSubject.take(table);
+        Conn c = JcstressSubject.take(buffer);
         r.r1 = c == null ? -1 : c.port;
     }
 }
