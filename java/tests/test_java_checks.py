@@ -349,3 +349,16 @@ def test_a_write_after_a_switch_is_drawn_where_it_ran_not_on_the_threads_earlier
     assert [(s.thread, s.action, s.changes) for s in lane.steps] == [
         ("Thread 1", "take()", ["permits = 0"]), ("Thread 1", "switch", []), ("Thread 2", "put(1)", []),
         ("Thread 2", "put(2)", []), ("Thread 1", "resumes", ["waiters = 1"])]
+
+
+def test_lincheck_runs_with_the_kits_lock_asserts_off_even_when_asked_for_them(tmp_path):
+    """Lincheck's model checking runs monitors of its own, where Thread.holdsLock is false: Ring's asserts that its
+    helpers run under the monitor would fail the correct buffer there. The checker's JVM says -da after whatever
+    JAVA_TOOL_OPTIONS asks (MonitorBufferTest shows the asserts firing outside the monitor, with -ea)."""
+    v = catalog.load().variant("MonitorBuffer")
+    out = tmp_path / "lincheck.json"
+    cmd = javacheck.checker_command("lincheck", v.java, v.profile, out, 5)
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "JAVA_TOOL_OPTIONS": "-ea"})
+    verdict = json.loads(out.read_text())
+    assert run.returncode == 0 and verdict["verdict"] == "pass", verdict.get("trace", "")[:2000] or run.stdout[-2000:]

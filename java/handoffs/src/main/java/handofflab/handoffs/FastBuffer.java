@@ -190,6 +190,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
 
     /** A worker's half, under the monitor: register, then look: true if nothing is past index t (it may sleep). */
     final boolean registerThenLook(long t) {
+        assert Thread.holdsLock(this) : "a worker registers only under the monitor it waits on";
         workersWaiting++;
         return nothingPast(t);
     }
@@ -202,6 +203,7 @@ public class FastBuffer<T> extends FastBufferPadAfterTake implements Handoff<T> 
 
     /** The acceptor's half, under the monitor: register, then look: true if index t still has no room. */
     final boolean registerThenLookRoom(long t) {
+        assert Thread.holdsLock(this) : "the acceptor registers only under the monitor it waits on";
         registerAcceptor();
         return t >= roomEnd();
     }

@@ -75,6 +75,7 @@ class FastPermits implements PermitCounter {
 
     /** The waiter's half, under the monitor: register, then look: true if it took a permit (it need not sleep). */
     final boolean registerThenTry() {
+        assert Thread.holdsLock(this) : "a waiter registers only under the monitor it waits on";
         register();  // before the look: a release from now on sees this waiter
         return tryAcquire();
     }

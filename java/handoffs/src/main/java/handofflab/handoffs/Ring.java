@@ -9,7 +9,8 @@ package handofflab.handoffs;
  * {@code 0 <= count <= items.length}, the {@code count} slots from
  * {@code takeAt} onwards hold the items in put order, every other slot is null.
  * Every field is guarded by the monitor of {@code this}: call these methods only
- * inside {@code synchronized} methods of the subclass.
+ * inside {@code synchronized} methods of the subclass (each asserts it: JPF runs the kit's asserts, and so do the
+ * JVMs of the kit's own tests).
  */
 public abstract class Ring<T> implements Handoff<T>, Stepped {
     private final Object[] items;  // guarded by this
@@ -26,10 +27,12 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
     }
 
     final boolean isFull() {
+        assert Thread.holdsLock(this) : "Ring.isFull outside the monitor";
         return count == items.length;
     }
 
     final boolean isEmpty() {
+        assert Thread.holdsLock(this) : "Ring.isEmpty outside the monitor";
         return count == 0;
     }
 
@@ -38,6 +41,7 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
         if (item == null) {
             throw new NullPointerException("a handoff carries connections, never null");
         }
+        assert Thread.holdsLock(this) : "Ring.insert outside the monitor";
         steps.step("insert", putAt, item);
         items[putAt] = item;
         putAt = (putAt + 1) % items.length;
@@ -47,6 +51,7 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
     /** Empties the next slot, nulling it. Assumes a full slot; a caller that did not check gets null. */
     @SuppressWarnings("unchecked")
     final T extract() {
+        assert Thread.holdsLock(this) : "Ring.extract outside the monitor";
         T item = (T) items[takeAt];
         steps.step("remove", takeAt, item);
         items[takeAt] = null;
@@ -58,6 +63,7 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
     /** Takes the item put last, not the oldest: only {@link LifoBuffer}'s bug takes from this end. */
     @SuppressWarnings("unchecked")
     final T extractNewest() {
+        assert Thread.holdsLock(this) : "Ring.extractNewest outside the monitor";
         putAt = (putAt - 1 + items.length) % items.length;
         T item = (T) items[putAt];
         steps.step("remove", putAt, item);
@@ -72,6 +78,7 @@ public abstract class Ring<T> implements Handoff<T>, Stepped {
      * "notifyAll" or "notify" just before the call. The trace spec checks its own count against it.
      */
     final void step(String kind) {
+        assert Thread.holdsLock(this) : "Ring.step outside the monitor";
         steps.step(kind, count, null);
     }
 

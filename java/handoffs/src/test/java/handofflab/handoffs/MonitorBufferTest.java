@@ -84,4 +84,22 @@ class MonitorBufferTest {
         }
         ledger.assertExactlyOnce();
     }
+
+    // The ring's helpers assert that their caller holds the monitor (JPF and these tests run asserts; Lincheck, whose
+    // monitors are its own, runs with -da): a call from outside it is named, in each helper that reads or moves items.
+    @Test
+    void aRingHelperCalledOutsideItsMonitorIsNamed() throws InterruptedException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Ring.class.desiredAssertionStatus(), "the JVM runs without -ea");
+        MonitorBuffer<Integer> b = new MonitorBuffer<>(2);
+        b.put(1);
+        for (Runnable outside : List.<Runnable>of(b::isFull, b::isEmpty, () -> b.insert(2), b::extract,
+                b::extractNewest, () -> b.step("wait"))) {
+            AssertionError e = assertThrows(AssertionError.class, outside::run);
+            assertTrue(e.getMessage().contains("outside the monitor"), e.getMessage());
+        }
+        synchronized (b) {
+            assertTrue(!b.isEmpty() && !b.isFull());  // inside it, the same calls are quiet
+        }
+        assertEquals(1, b.take());
+    }
 }
