@@ -214,9 +214,13 @@ def test_a_calls_only_recording_has_no_steps_of_the_class(tmp_path):
 
 
 def test_a_claim_on_the_kits_own_steps_is_marked_so():
-    """A trace claim that a student's class with the same bug could not meet (it logs no steps) says so."""
+    """A trace claim that a student's class with the same bug could not meet (it logs no steps) says so: the mark
+    (trace_from = "steps") sits only beside a claimed catch, never a pass, which needs no steps; the catalog says
+    which (measured with `./lab check trace --calls-only --runs 10`: each so marked passed all ten runs on its calls),
+    and this test restates none of its names."""
     cat = catalog.load()
-    # measured with `./lab check trace --calls-only --runs 10`: each of these passed all ten runs on its calls
-    assert {v.name for v in cat.variants.values() if v.trace_from == "steps"} == {
-        "NotifyBuffer", "NoDummyQueue", "SplitSwapPht", "PipesNoBusy", "PipesEarlyFree", "MailboxEarlyFree"}
+    marked = [v for v in cat.variants.values() if v.trace_from == "steps"]
+    assert marked, "no variant's trace claim rests on the kit's own steps: the mark and this test can go"
+    assert all(v.expected("trace") not in (None, "pass") for v in marked), [
+        (v.name, v.expected("trace")) for v in marked if v.expected("trace") in (None, "pass")]
     assert all(v.trace_from in ("calls", "steps") for v in cat.variants.values())
