@@ -1,13 +1,18 @@
 package handofflab.checks;
 
 import handofflab.calendar.CollectionList;
+import handofflab.dht.LocalTable;
 import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoffs;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 
 /**
  * {@code java handofflab.checks.Main CHECKER CLASS --profile P [--out FILE] [--seconds S] [--nonce-stdin]
@@ -44,25 +49,97 @@ public final class Main {
         }
         try {
             return (Verdict) probe.getMethod(checker.equals("races") ? "run" : "locks", String.class).invoke(null, className);
-        } catch (java.lang.reflect.InvocationTargetException e) {
+        } catch (InvocationTargetException e) {
             throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
         }
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2) {
-            usage("expected CHECKER CLASS");
+        Request r = Request.parse(args);
+        Verdict v = initialize(r.checker, r.subject, r.className());
+        if (v == null) {
+            v = r.classKind == null ? checkHandoff(r) : checkKind(r);
         }
-        String checker = args[0], subject = args[1];
-        Path out = null;
+        v.nonce = r.nonce == null ? "" : r.nonce;
+        System.err.println(r.checker + " " + r.subject + ": " + v.verdict + (v.detail.isEmpty() ? "" : " — " + v.detail));
+        if (r.out != null) {
+            Files.createDirectories(r.out.toAbsolutePath().getParent());
+            Files.write(r.out, v.toJson().getBytes(StandardCharsets.UTF_8));
+        } else {
+            System.out.println(v.toJson());
+        }
+        System.exit(0);  // stuck checker threads (a deadlocked handoff) must not keep the JVM alive
+    }
+
+    /** A handoff, by the checker asked for, as its check profile says. */
+    private static Verdict checkHandoff(Request r) throws Exception {
+        switch (r.checker) {
+            case "lincheck": return LincheckCheck.run(r.subject, r.profile);
+            case "stress": return StressCheck.run(r.subject, r.profile, r.seconds, r.trace, r.traceEvents);
+            case "jpf": return JpfCheck.run(r.subject, r.profile);
+            case "trace":  // records one run for trace validation; TLC judges it (./lab check trace)
+                if (r.out == null) {
+                    usage("trace needs --out FILE (the verdict); the run's events go to FILE.csv");
+                }
+                return TraceRecord.run(r.subject, r.profile, 2, r.seconds, Paths.get(r.out + ".csv"));
+            default:
+                usage("unknown checker '" + r.checker + "'; known: lincheck, stress, jpf, trace");
+                return null;
+        }
+    }
+
+    /** A class that is no handoff, by the runner of its kind for the checker asked for (one the catalog applies). */
+    private static Verdict checkKind(Request r) throws Exception {
+        String checker = r.checker, className = r.className();
+        switch (r.classKind) {
+            case "collection": return CollectionLincheck.run(r.subject);
+            case "database": return checker.equals("jpf") ? JpfCheck.runDatabase(className) : databaseProbe(checker, className);
+            case "table": return TableLincheck.run(r.subject);
+            case "queue": return checker.equals("depth") ? DepthProbe.run(className) : ReplyProbe.run(className);
+            default:  // store
+                return checker.equals("stress") ? StoreStress.run(className, r.seconds)
+                        : checker.equals("locks") ? StoreLocks.run(className)
+                        : checker.equals("jpf") ? JpfCheck.runStore(className) : StoreLincheck.run(className);
+        }
+    }
+
+    /** The command line, parsed and held to its rules (a bad one ends in usage, exit 2). */
+    private static final class Request {
+        String checker, subject;
+        Path out;
         double seconds = 10;
         String nonce = "";
-        Path trace = null;     // stress: record its first trial there (trace validation)
-        long traceEvents = 0;
-        CheckProfile profile = null;
-        String classKind = null;  // "collection", "store", "table", "queue" or "database": a class that is not a handoff
-        java.util.List<String> kindCheckers = null;  // the checkers the catalog applies to classKind
-        for (int i = 2; i < args.length; i++) {
+        Path trace;           // stress: record its first trial there (trace validation)
+        long traceEvents;
+        CheckProfile profile;
+        String classKind;     // "collection", "store", "table", "queue" or "database": a class that is not a handoff
+        List<String> kindCheckers;  // the checkers the catalog applies to classKind
+
+        static Request parse(String[] args) throws IOException {
+            if (args.length < 2) {
+                usage("expected CHECKER CLASS");
+            }
+            Request r = new Request();
+            r.checker = args[0];
+            r.subject = args[1];
+            for (int i = 2; i < args.length; i++) {
+                i = r.option(args, i);
+            }
+            if (r.classKind != null && r.kindCheckers == null) {
+                usage("--checkers is missing: ./lab check java and the grader pass the catalog's checkers of a " + r.classKind);
+            }
+            if (r.classKind != null && !r.kindCheckers.contains(r.checker)) {
+                usage("the catalog checks a " + r.classKind + " by " + String.join(", ", r.kindCheckers) + "; not by "
+                        + r.checker);
+            }
+            if (r.profile == null && r.classKind == null) {
+                usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
+            }
+            return r;
+        }
+
+        /** Reads the option at args[i] (and its values); the index of its last word. */
+        private int option(String[] args, int i) throws IOException {
             if (args[i].equals("--out") && i + 1 < args.length) {
                 out = Paths.get(args[++i]);
             } else if (args[i].equals("--seconds") && i + 1 < args.length) {
@@ -73,12 +150,11 @@ public final class Main {
             } else if (args[i].equals("--nonce-stdin")) {
                 // The grader's secret for this run, read before any submitted class loads: a
                 // verdict file without it was not written by this checker.
-                nonce = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
-                        .readLine();
-            } else if (java.util.List.of("--collection", "--store", "--table", "--queue", "--database").contains(args[i])) {
+                nonce = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            } else if (List.of("--collection", "--store", "--table", "--queue", "--database").contains(args[i])) {
                 classKind = args[i].substring(2);
             } else if (args[i].equals("--checkers") && i + 1 < args.length) {
-                kindCheckers = java.util.List.of(args[++i].split(","));
+                kindCheckers = List.of(args[++i].split(","));
             } else if (args[i].equals("--profile") && i + 1 < args.length) {
                 try {
                     profile = CheckProfile.parse(args[++i]);
@@ -88,58 +164,20 @@ public final class Main {
             } else {
                 usage("unknown argument '" + args[i] + "'");
             }
+            return i;
         }
-        if (classKind != null && kindCheckers == null) {
-            usage("--checkers is missing: ./lab check java and the grader pass the catalog's checkers of a " + classKind);
-        }
-        if (classKind != null && !kindCheckers.contains(checker)) {
-            usage("the catalog checks a " + classKind + " by " + String.join(", ", kindCheckers) + "; not by " + checker);
-        }
-        if (profile == null && classKind == null) {
-            usage("--profile is missing: ./lab check java and the grader pass the catalog's check profile");
-            return;
-        }
-        String className = classKind == null ? Handoffs.className(subject)
-                : subject.contains(".") ? subject
-                : ("table".equals(classKind) || "queue".equals(classKind) ? handofflab.dht.LocalTable.class
-                        : CollectionList.class).getPackageName()
-                        + "." + subject;
-        Verdict v = initialize(checker, subject, className);
-        if (v == null && "collection".equals(classKind)) {
-            v = CollectionLincheck.run(subject);
-        } else if (v == null && "database".equals(classKind)) {
-            v = checker.equals("jpf") ? JpfCheck.runDatabase(className) : databaseProbe(checker, className);
-        } else if (v == null && "table".equals(classKind)) {
-            v = TableLincheck.run(subject);
-        } else if (v == null && "queue".equals(classKind)) {
-            v = checker.equals("depth") ? DepthProbe.run(className) : ReplyProbe.run(className);
-        } else if (v == null && "store".equals(classKind)) {
-            v = checker.equals("stress") ? StoreStress.run(className, seconds)
-                    : checker.equals("locks") ? StoreLocks.run(className)
-                    : checker.equals("jpf") ? JpfCheck.runStore(className) : StoreLincheck.run(className);
-        } else if (v == null) {
-            switch (checker) {
-                case "lincheck": v = LincheckCheck.run(subject, profile); break;
-                case "stress": v = StressCheck.run(subject, profile, seconds, trace, traceEvents); break;
-                case "jpf": v = JpfCheck.run(subject, profile); break;
-                case "trace":  // records one run for trace validation; TLC judges it (./lab check trace)
-                    if (out == null) {
-                        usage("trace needs --out FILE (the verdict); the run's events go to FILE.csv");
-                    }
-                    v = TraceRecord.run(subject, profile, 2, seconds, Paths.get(out + ".csv"));
-                    break;
-                default: usage("unknown checker '" + checker + "'; known: lincheck, stress, jpf, trace"); return;
+
+        /** The class's full name: a handoff's by the catalog's name, another kind's in its package unless given whole. */
+        String className() {
+            if (classKind == null) {
+                return Handoffs.className(subject);
             }
+            if (subject.contains(".")) {
+                return subject;
+            }
+            Class<?> inPackage = "table".equals(classKind) || "queue".equals(classKind) ? LocalTable.class : CollectionList.class;
+            return inPackage.getPackageName() + "." + subject;
         }
-        v.nonce = nonce == null ? "" : nonce;
-        System.err.println(checker + " " + subject + ": " + v.verdict + (v.detail.isEmpty() ? "" : " — " + v.detail));
-        if (out != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-            Files.write(out, v.toJson().getBytes(StandardCharsets.UTF_8));
-        } else {
-            System.out.println(v.toJson());
-        }
-        System.exit(0);  // stuck checker threads (a deadlocked handoff) must not keep the JVM alive
     }
 
     /**
