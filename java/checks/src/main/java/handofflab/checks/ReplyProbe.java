@@ -1,16 +1,19 @@
 package handofflab.checks;
 
 import handofflab.dht.CompletionQueue;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The reply probe: a DHT target's completion queue ({@link CompletionQueue}) driven as its service
@@ -45,18 +48,73 @@ public final class ReplyProbe {
 
     public static Verdict run(String className) throws Exception {
         Verdict v = new Verdict("replies", className);
-        List<int[]> buffers = new ArrayList<>();
-        List<CompletableFuture<Void>> sent = new ArrayList<>();
-        Map<int[], Integer> index = new IdentityHashMap<>();
-        Map<int[], Integer> released = new IdentityHashMap<>();
-        for (int i = 0; i < REPLIES; i++) {
-            int[] b = new int[] {i};
-            buffers.add(b);
-            sent.add(new CompletableFuture<>());
-            index.put(b, i);
+        Ledger ledger = new Ledger(v);
+        CompletionQueue queue = create(className, DEPTH, ledger::release, v);
+        if (queue == null) {
+            return v;
         }
-        List<String> problems = new ArrayList<>();
-        CompletionQueue.Pool pool = b -> {
+        ExecutorService service = serviceThread();
+        try {
+            String stuck = drive(queue, ledger, new Writer(service, ledger.sent, v));
+            if (stuck != null) {
+                return deadlock(v, stuck);
+            }
+        } catch (ExecutionException e) {
+            v.verdict = "violation:NoException";
+            v.detail = "the completion queue threw " + e.getCause();
+            return v;
+        } finally {
+            service.shutdownNow();
+        }
+        return ledger.verdict();
+    }
+
+    /**
+     * The service thread's calls, in order: a completed() for each reply, an idle() after IDLE_AFTER of them and at the
+     * end, each once every reply so far is out; null, or where the service thread waits with every reply out.
+     */
+    private static String drive(CompletionQueue queue, Ledger ledger, Writer writer) throws Exception {
+        for (int i = 0; i <= REPLIES; i++) {
+            if (i == IDLE_AFTER || i == REPLIES) {  // every reply so far out, then idle
+                writer.sendUpTo(i);
+                step(writer.v, new String[] {"service thread", "idle()", "every reply is out"});
+                if (!writer.onServiceThread(queue::idle)) {
+                    return "the service thread waits in idle() although every reply is out";
+                }
+            }
+            if (i == REPLIES) {
+                return null;
+            }
+            int r = i;
+            step(writer.v, new String[] {"service thread", "completed(buffer " + r + ")", inFlight(ledger.sent, r + 1)});
+            if (!writer.onServiceThread(() -> queue.completed(ledger.buffers.get(r), ledger.sent.get(r)))) {
+                return "the service thread waits in completed(buffer " + r + ") although every reply is out";
+            }
+        }
+        return null;
+    }
+
+    /** The buffers and replies of the probe, and what the queue did with each buffer: its pool. */
+    private static final class Ledger {
+        final List<int[]> buffers = new ArrayList<>();
+        final List<CompletableFuture<Void>> sent = new ArrayList<>();
+        private final Map<int[], Integer> index = new IdentityHashMap<>();
+        private final Map<int[], Integer> released = new IdentityHashMap<>();
+        private final List<String> problems = new ArrayList<>();
+        private final Verdict v;
+
+        Ledger(Verdict v) {
+            this.v = v;
+            for (int i = 0; i < REPLIES; i++) {
+                int[] b = new int[] {i};
+                buffers.add(b);
+                sent.add(new CompletableFuture<>());
+                index.put(b, i);
+            }
+        }
+
+        /** The pool: a buffer back from the queue, held to its reply being out, once. */
+        void release(int[] b) {
             Integer i = index.get(b);
             if (i == null) {
                 problems.add("violation:NoInvented|a buffer the probe never handed over went back to the pool");
@@ -73,72 +131,71 @@ public final class ReplyProbe {
                 problems.add("violation:NoDuplicate|buffer " + i + " went back to the pool twice: two requests would "
                         + "be read into it at once");
             }
-        };
-        CompletionQueue queue = create(className, DEPTH, pool, v);
-        if (queue == null) {
-            return v;
         }
-        ExecutorService service = serviceThread();
-        Thread[] serviceThread = new Thread[1];
-        service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
-        int[] nextOut = {0};
-        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();  // calls begun
-        int calls = 0;
-        try {
-            for (int i = 0; i <= REPLIES; i++) {
-                if (i == IDLE_AFTER || i == REPLIES) {  // every reply so far out, then idle
-                    while (nextOut[0] < i) {
-                        send(sent, nextOut, v);
-                    }
-                    step(v, new String[] {"service thread", "idle()", "every reply is out"});
-                    if (!call(service.submit(() -> {
-                        started.incrementAndGet();
-                        queue.idle();
-                        return null;
-                    }), ++calls, started, serviceThread[0], sent, nextOut, v)) {
-                        return deadlock(v, "the service thread waits in idle() although every reply is out");
-                    }
-                }
-                if (i == REPLIES) {
-                    break;
-                }
-                int r = i;
-                step(v, new String[] {"service thread", "completed(buffer " + r + ")", inFlight(sent, r + 1)});
-                if (!call(service.submit(() -> {
-                    started.incrementAndGet();
-                    queue.completed(buffers.get(r), sent.get(r));
-                    return null;
-                }), ++calls, started, serviceThread[0], sent, nextOut, v)) {
-                    return deadlock(v, "the service thread waits in completed(buffer " + r + ") although every reply "
-                            + "is out");
+
+        /** Once the service thread is done: the first problem seen, a buffer kept for good, or a pass. */
+        Verdict verdict() {
+            if (!problems.isEmpty()) {
+                String[] first = problems.get(0).split("\\|", 2);
+                v.verdict = first[0];
+                v.detail = first[1];
+                return v;
+            }
+            List<Integer> kept = new ArrayList<>();
+            for (int i = 0; i < REPLIES; i++) {
+                if (!released.containsKey(buffers.get(i))) {
+                    kept.add(i);
                 }
             }
-        } catch (java.util.concurrent.ExecutionException e) {
-            v.verdict = "violation:NoException";
-            v.detail = "the completion queue threw " + e.getCause();
-            return v;
-        } finally {
-            service.shutdownNow();
-        }
-        if (!problems.isEmpty()) {
-            String[] first = problems.get(0).split("\\|", 2);
-            v.verdict = first[0];
-            v.detail = first[1];
+            if (!kept.isEmpty()) {
+                return deadlock(v, "buffer(s) " + kept + " never went back to the pool although every reply is out: each "
+                        + "request that fills one loses a buffer for good, and once the pool is dry the header handler and "
+                        + "every origin wait for ever");
+            }
+            v.detail = "every buffer went back once, each after its reply was out";
             return v;
         }
-        List<Integer> kept = new ArrayList<>();
-        for (int i = 0; i < REPLIES; i++) {
-            if (!released.containsKey(buffers.get(i))) {
-                kept.add(i);
+    }
+
+    /** One call of the completion queue (it may wait, and be interrupted when the probe ends). */
+    @FunctionalInterface
+    private interface QueueCall {
+        void run() throws InterruptedException;
+    }
+
+    /** The writer the probe plays: it sends the oldest reply still out when the service thread waits for one. */
+    private static final class Writer {
+        final Verdict v;
+        private final ExecutorService service;
+        private final Thread serviceThread;
+        private final List<CompletableFuture<Void>> sent;
+        private final int[] nextOut = {0};
+        private final AtomicInteger started = new AtomicInteger();  // calls begun
+        private int calls;
+
+        Writer(ExecutorService service, List<CompletableFuture<Void>> sent, Verdict v) throws Exception {
+            this.service = service;
+            this.sent = sent;
+            this.v = v;
+            Thread[] t = new Thread[1];
+            service.submit(() -> t[0] = Thread.currentThread()).get();
+            this.serviceThread = t[0];
+        }
+
+        void sendUpTo(int replies) {
+            while (nextOut[0] < replies) {
+                send(sent, nextOut, v);
             }
         }
-        if (!kept.isEmpty()) {
-            return deadlock(v, "buffer(s) " + kept + " never went back to the pool although every reply is out: each "
-                    + "request that fills one loses a buffer for good, and once the pool is dry the header handler and "
-                    + "every origin wait for ever");
+
+        /** One call of the queue on the service thread, replies sent while it waits for one (see call). */
+        boolean onServiceThread(QueueCall queueCall) throws Exception {
+            return call(service.submit(() -> {
+                started.incrementAndGet();
+                queueCall.run();
+                return null;
+            }), ++calls, started, serviceThread, sent, nextOut, v);
         }
-        v.detail = "every buffer went back once, each after its reply was out";
-        return v;
     }
 
     /**
@@ -148,7 +205,7 @@ public final class ReplyProbe {
      * way to wait).
      * A call not yet begun gets no reply early: an early reply would hide a buffer given back before it.
      */
-    private static boolean call(Future<?> f, int n, java.util.concurrent.atomic.AtomicInteger started, Thread service,
+    private static boolean call(Future<?> f, int n, AtomicInteger started, Thread service,
                                 List<CompletableFuture<Void>> sent, int[] nextOut, Verdict v) throws Exception {
         while (true) {
             long runnableSince = System.nanoTime();
@@ -221,7 +278,7 @@ public final class ReplyProbe {
     private static void send(List<CompletableFuture<Void>> sent, int[] nextOut, Verdict v) {
         int i = nextOut[0]++;
         if (i == FAILED) {
-            sent.get(i).completeExceptionally(new java.io.IOException("the origin went away"));
+            sent.get(i).completeExceptionally(new IOException("the origin went away"));
             step(v, new String[] {"writer", "send(reply " + i + ") fails", "its origin went away"});
         } else {
             sent.get(i).complete(null);
