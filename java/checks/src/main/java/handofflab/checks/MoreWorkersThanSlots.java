@@ -4,6 +4,7 @@ import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
 import handofflab.handoffs.SwapGate;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -27,7 +28,18 @@ final class MoreWorkersThanSlots {
     static final long BUDGET_MS = 5_000;   // the whole step, before it gives up without a verdict
     static final long PUT_MS = 1_000;      // how long the acceptor has, after the frees, to put
 
-    private MoreWorkersThanSlots() {
+    private final Handoff<Integer> handoff;
+    private final SwapGate gate;
+    private final long until;   // the step's deadline (System.nanoTime)
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<Integer> took = Collections.synchronizedList(new ArrayList<>());
+    private final List<Thread> claimers = new ArrayList<>(), waiters = new ArrayList<>();
+    private Thread acceptor;
+
+    private MoreWorkersThanSlots(Handoff<Integer> handoff, SwapGate gate, long until) {
+        this.handoff = handoff;
+        this.gate = gate;
+        this.until = until;
     }
 
     static void probe(String name, Verdict v) throws InterruptedException {
@@ -39,91 +51,118 @@ final class MoreWorkersThanSlots {
         } finally {
             SwapGate.uninstall();  // only this table's slots keep the gate
         }
-        List<Thread> threads = new ArrayList<>();
-        List<Integer> took = java.util.Collections.synchronizedList(new ArrayList<>());
+        MoreWorkersThanSlots step = new MoreWorkersThanSlots(handoff, gate, until);
         try {
-            Thread filler = Steps.start(threads, "acceptor", () -> {
-                for (int id = 1; id <= SLOTS; id++) {
-                    handoff.put(id);
-                }
-            });
-            if (!Steps.settled(List.of(filler), true, until)) {
-                return;  // the table would not take two connections: the trials will say why
+            // each part false: this design or this machine does not let the scene be built, nothing to conclude
+            if (step.fill() && step.claimAndHold() && step.workersWait() && step.acceptorWaits() && step.freeOneByOne()
+                    && step.acceptorStillSleeps()) {
+                step.report(v);
             }
-            gate.holdNext(SLOTS);
-            List<Thread> claimers = new ArrayList<>(), waiters = new ArrayList<>();
-            for (int i = 1; i <= SLOTS; i++) {
-                claimers.add(Steps.start(threads, "worker-" + i, () -> took.add(handoff.take())));
-            }
-            if (!gate.awaitHeld(SLOTS, until)) {
-                return;  // the takes did not reach a slot's swap: not this design, nothing to conclude
-            }
-            for (int i = SLOTS + 1; i <= 2 * SLOTS; i++) {  // one at a time: the wait set's order is theirs
-                Thread w = Steps.start(threads, "worker-" + i, () -> took.add(handoff.take()));
-                waiters.add(w);
-                if (!Steps.settled(List.of(w), false, until) || !Steps.parked(w) || Steps.ended(w)) {
-                    return;  // a worker that does not wait for an item here: nothing to conclude
-                }
-            }
-            Thread acceptor = Steps.start(threads, "acceptor", () -> handoff.put(SLOTS + 1));
-            if (!Steps.settled(List.of(acceptor), false, until) || !Steps.parked(acceptor) || Steps.ended(acceptor)) {
-                return;  // the put did not wait for a free slot: the trials judge that
-            }
-            for (int freed = 1; freed <= SLOTS; freed++) {
-                gate.letOneThrough();
-                int left = SLOTS - freed;
-                while (gate.held() > left && System.nanoTime() < until) {
-                    Thread.sleep(1);
-                }
-                if (gate.held() > left || !Steps.settled(threads, false, until)) {
-                    return;
-                }
-            }
-            if (!Steps.settled(claimers, true, until)) {
-                return;  // a held take did not return once let through: the trials will name that hang
-            }
-            long putBy = Math.min(until, System.nanoTime() + PUT_MS * 1_000_000L);
-            if (Steps.settled(List.of(acceptor), true, putBy)) {
-                return;  // the acceptor was woken and put: right
-            }
-            List<Thread> asleep = new ArrayList<>(waiters);
-            asleep.add(acceptor);
-            if (!PreThreaded.stuck(asleep)) {
-                return;  // someone is still running or waits for a core: a busy machine, not a verdict
-            }
-            v.verdict = "deadlock";
-            v.detail = "a lost wake-up with more workers than slots: both slots' items were claimed, " + SLOTS
-                    + " more workers waited for an item, and the acceptor's put(" + (SLOTS + 1) + ") waited for a free "
-                    + "slot behind them in the one wait set; each take that freed a slot woke one waiter (notify()), "
-                    + "a worker, which found nothing and waited again, and the acceptor still sleeps beside " + SLOTS
-                    + " free slots: every thread is waiting";
-            v.steps.add(new String[] {"acceptor", "put(1), put(2): the table's " + SLOTS + " slots full", ""});
-            for (Thread c : claimers) {
-                v.steps.add(new String[] {c.getName(), "take() claims an item, held before its swap", ""});
-            }
-            for (Thread w : waiters) {
-                v.steps.add(new String[] {w.getName(), "take() waits: no item to claim", ""});
-            }
-            v.steps.add(new String[] {"acceptor", "put(" + (SLOTS + 1) + ") waits: no free slot", ""});
-            for (int i = 0; i < claimers.size(); i++) {
-                v.steps.add(new String[] {claimers.get(i).getName(), "swaps its item out → " + (i < took.size()
-                        ? took.get(i) : "?") + ", frees a slot, wakes one waiter", ""});
-            }
-            for (Thread c : claimers) {
-                v.ending.put(c.getName(), "done");
-            }
-            for (Thread w : waiters) {
-                v.ending.put(w.getName(), "WAITING for an item");
-            }
-            v.ending.put("acceptor", "WAITING in put(" + (SLOTS + 1) + "), " + SLOTS + " free slots beside it");
-            v.stats.put("acceptors", 1);
-            v.stats.put("size", SLOTS);
-            v.stats.put("workers", 2 * SLOTS);
         } finally {
             gate.open();  // nothing stays held: the interrupts below end every thread
-            for (Thread t : threads) {
+            for (Thread t : step.threads) {
                 t.interrupt();
             }
         }
+    }
+
+    /** The acceptor fills the table's slots (false: the table would not take them; the trials will say why). */
+    private boolean fill() throws InterruptedException {
+        Thread filler = Steps.start(threads, "acceptor", () -> {
+            for (int id = 1; id <= SLOTS; id++) {
+                handoff.put(id);
+            }
+        });
+        return Steps.settled(List.of(filler), true, until);
+    }
+
+    /** SLOTS takes claim the items and are held before their swap (false: they did not reach a slot's swap). */
+    private boolean claimAndHold() throws InterruptedException {
+        gate.holdNext(SLOTS);
+        for (int i = 1; i <= SLOTS; i++) {
+            claimers.add(Steps.start(threads, "worker-" + i, () -> took.add(handoff.take())));
+        }
+        return gate.awaitHeld(SLOTS, until);
+    }
+
+    /** SLOTS more workers come, one at a time (the wait set's order is theirs), and each waits for an item. */
+    private boolean workersWait() throws InterruptedException {
+        for (int i = SLOTS + 1; i <= 2 * SLOTS; i++) {
+            Thread w = Steps.start(threads, "worker-" + i, () -> took.add(handoff.take()));
+            waiters.add(w);
+            if (!waitsHere(w)) {
+                return false;  // a worker that does not wait for an item here
+            }
+        }
+        return true;
+    }
+
+    /** The acceptor's next put waits for a free slot, behind the workers (false: the trials judge a put that did not). */
+    private boolean acceptorWaits() throws InterruptedException {
+        acceptor = Steps.start(threads, "acceptor", () -> handoff.put(SLOTS + 1));
+        return waitsHere(acceptor);
+    }
+
+    private boolean waitsHere(Thread t) throws InterruptedException {
+        return Steps.settled(List.of(t), false, until) && Steps.parked(t) && !Steps.ended(t);
+    }
+
+    /** The held takes let through one at a time, each freeing a slot; then each has returned. */
+    private boolean freeOneByOne() throws InterruptedException {
+        for (int freed = 1; freed <= SLOTS; freed++) {
+            gate.letOneThrough();
+            int left = SLOTS - freed;
+            while (gate.held() > left && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
+            if (gate.held() > left || !Steps.settled(threads, false, until)) {
+                return false;
+            }
+        }
+        return Steps.settled(claimers, true, until);  // else a held take did not return: the trials name that hang
+    }
+
+    /** The acceptor, with free slots, does not put within PUT_MS while every other thread waits too (not a machine too
+     *  busy to run them). */
+    private boolean acceptorStillSleeps() throws InterruptedException {
+        long putBy = Math.min(until, System.nanoTime() + PUT_MS * 1_000_000L);
+        if (Steps.settled(List.of(acceptor), true, putBy)) {
+            return false;  // the acceptor was woken and put: right
+        }
+        List<Thread> asleep = new ArrayList<>(waiters);
+        asleep.add(acceptor);
+        return PreThreaded.stuck(asleep);
+    }
+
+    /** The deadlock, told as the scene was built: its verdict, the threads' steps and how each ended. */
+    private void report(Verdict v) {
+        v.verdict = "deadlock";
+        v.detail = "a lost wake-up with more workers than slots: both slots' items were claimed, " + SLOTS
+                + " more workers waited for an item, and the acceptor's put(" + (SLOTS + 1) + ") waited for a free "
+                + "slot behind them in the one wait set; each take that freed a slot woke one waiter (notify()), "
+                + "a worker, which found nothing and waited again, and the acceptor still sleeps beside " + SLOTS
+                + " free slots: every thread is waiting";
+        v.steps.add(new String[] {"acceptor", "put(1), put(2): the table's " + SLOTS + " slots full", ""});
+        for (Thread c : claimers) {
+            v.steps.add(new String[] {c.getName(), "take() claims an item, held before its swap", ""});
+        }
+        for (Thread w : waiters) {
+            v.steps.add(new String[] {w.getName(), "take() waits: no item to claim", ""});
+        }
+        v.steps.add(new String[] {"acceptor", "put(" + (SLOTS + 1) + ") waits: no free slot", ""});
+        for (int i = 0; i < claimers.size(); i++) {
+            v.steps.add(new String[] {claimers.get(i).getName(), "swaps its item out → " + (i < took.size()
+                    ? took.get(i) : "?") + ", frees a slot, wakes one waiter", ""});
+        }
+        for (Thread c : claimers) {
+            v.ending.put(c.getName(), "done");
+        }
+        for (Thread w : waiters) {
+            v.ending.put(w.getName(), "WAITING for an item");
+        }
+        v.ending.put("acceptor", "WAITING in put(" + (SLOTS + 1) + "), " + SLOTS + " free slots beside it");
+        v.stats.put("acceptors", 1);
+        v.stats.put("size", SLOTS);
+        v.stats.put("workers", 2 * SLOTS);
     }
 }
