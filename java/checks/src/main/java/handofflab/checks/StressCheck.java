@@ -4,7 +4,12 @@ import handofflab.handoffs.CheckProfile;
 import handofflab.handoffs.Handoff;
 import handofflab.handoffs.Handoffs;
 import handofflab.handoffs.RecordedHandoff;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,57 +59,81 @@ public final class StressCheck {
      * {@code maxEvents}th event, and the log is written to {@code trace} for TLC
      * (./lab check trace NAME --stress); the trial's shape goes into the verdict's stats.
      */
-    public static Verdict run(String name, CheckProfile profile, double seconds, java.nio.file.Path trace,
+    public static Verdict run(String name, CheckProfile profile, double seconds, Path trace,
                               long maxEvents) throws InterruptedException {
         Verdict v = new Verdict("stress", name);
         int[][] shapes = profile.stressShapes();
-        // A state the free trials reach only by luck, built first; not when the first trial is to be traced.
-        if (trace == null && profile.bounded && profile.acceptors > 1) {
+        if (trace == null) {  // a state the free trials reach only by luck, built first; not when a trial is traced
+            builtStates(name, profile, shapes, v);
+        }
+        long deadline = System.nanoTime() + (long) (seconds * 1e9);  // the trials' own seconds, after the probe
+        Tally tally = new Tally();
+        while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
+            boolean traced = trace != null && tally.trials + tally.cut == 0;
+            // The traced trial has the most room to leave the design: the largest size, the most acceptors.
+            int[] shape = traced ? shapes[shapes.length - 1] : shapes[(tally.trials + tally.cut) % shapes.length];
+            Trial t = new Trial(name, shape[0], shape[1], traced ? maxEvents : 0,
+                    traced && !profile.bounded ? TRACED_WINDOW : 0);
+            t.run(deadline, v);
+            if (traced) {
+                writeTrace(t.recorder, trace, shape, v);
+            }
+            if (!v.verdict.equals("pass")) {
+                v.stats.put("acceptors", shape[0]);
+                v.stats.put("size", shape[1]);
+                v.detail += " (trial " + (tally.trials + tally.cut + 1) + ": " + shape[0] + " acceptor(s), size "
+                        + shape[1] + ")";
+            }
+            tally.add(t);
+        }
+        tally.conclude(v, seconds);
+        return v;
+    }
+
+    /** The states built step by step, each a lost wake-up's: two waiting acceptors (then two takes in a row, at each
+     *  size the trials use), two waiting workers (two puts in a row), more workers than slots. Each only while the
+     *  verdict is still a pass. */
+    private static void builtStates(String name, CheckProfile profile, int[][] shapes, Verdict v)
+            throws InterruptedException {
+        if (profile.bounded && profile.acceptors > 1) {
             TwoWaitingAcceptors.probe(name, shapes[0][1], v);
-            // two acceptors, two takes in a row: both must wake, at each size the trials use
-            for (int size : java.util.Arrays.stream(shapes).mapToInt(shape -> shape[1]).distinct().sorted().toArray()) {
+            for (int size : Arrays.stream(shapes).mapToInt(shape -> shape[1]).distinct().sorted().toArray()) {
                 if (v.verdict.equals("pass")) {
                     TwoWaitingAcceptors.twoTakes(name, size, v);
                 }
             }
         }
-        if (trace == null && v.verdict.equals("pass")) {  // two waiting workers, two puts in a row: both must wake
+        if (v.verdict.equals("pass")) {
             TwoWaitingWorkers.probe(name, shapes[shapes.length - 1][1], v);
         }
-        if (trace == null && v.verdict.equals("pass") && profile.moreWorkersThanSlots) {
+        if (v.verdict.equals("pass") && profile.moreWorkersThanSlots) {
             MoreWorkersThanSlots.probe(name, v);  // the acceptor behind waiting workers in one wait set
         }
-        long deadline = System.nanoTime() + (long) (seconds * 1e9);  // the trials' own seconds, after the probe
-        long wallStart = System.nanoTime(), cpuStart = processCpuNanos();
-        long[] sched = new long[2];  // the trial threads' time on a CPU, and runnable but waiting for one (ns)
-        int trials = 0, cut = 0;
-        long moved = 0;
-        while (System.nanoTime() < deadline && v.verdict.equals("pass")) {
-            boolean traced = trace != null && trials + cut == 0;
-            // The traced trial has the most room to leave the design: the largest size, the most acceptors.
-            int[] shape = traced ? shapes[shapes.length - 1] : shapes[(trials + cut) % shapes.length];
-            Trial t = new Trial(name, shape[0], shape[1], traced ? maxEvents : 0,
-                    traced && !profile.bounded ? TRACED_WINDOW : 0);
-            t.run(deadline, v);
-            sched[0] += t.ran.get();
-            sched[1] += t.waited.get();
-            if (traced) {
-                RecordedHandoff<Integer> recorder = t.recorder;
-                recorder.stop();
-                try {
-                    v.stats.put("traced_events", recorder.writeTo(trace));
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException("cannot write the trace to " + trace, e);
-                }
-                v.stats.put("traced_size", shape[1]);
-                v.stats.put("traced_acceptors", shape[0]);
-                v.stats.put("traced_whole_trial", recorder.full() ? 0 : 1);
-            }
-            if (!v.verdict.equals("pass")) {
-                v.stats.put("acceptors", shape[0]);
-                v.stats.put("size", shape[1]);
-                v.detail += " (trial " + (trials + cut + 1) + ": " + shape[0] + " acceptor(s), size " + shape[1] + ")";
-            }
+    }
+
+    /** The traced trial's log, for TLC, and its shape in the verdict's stats. */
+    private static void writeTrace(RecordedHandoff<Integer> recorder, Path trace, int[] shape, Verdict v) {
+        recorder.stop();
+        try {
+            v.stats.put("traced_events", recorder.writeTo(trace));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the trace to " + trace, e);
+        }
+        v.stats.put("traced_size", shape[1]);
+        v.stats.put("traced_acceptors", shape[0]);
+        v.stats.put("traced_whole_trial", recorder.full() ? 0 : 1);
+    }
+
+    /** What the trials did, together: finished and cut, connections moved, and what their threads asked of the CPUs. */
+    private static final class Tally {
+        int trials, cut;
+        long moved;
+        long ran, waited;  // the trial threads' time on a CPU, and runnable but waiting for one (ns)
+        final long wallStart = System.nanoTime(), cpuStart = processCpuNanos();
+
+        void add(Trial t) {
+            ran += t.ran.get();
+            waited += t.waited.get();
             if (t.cut) {
                 cut++;  // neither a pass nor a catch: the trial was stopped, not finished
             } else {
@@ -112,28 +141,31 @@ public final class StressCheck {
             }
             moved += t.taken.get();
         }
-        v.stats.put("trials", trials);
-        v.stats.put("cut", cut);
-        v.stats.put("handoffs", moved);
-        v.stats.put("seconds", seconds);
-        // Who kept the trials short, when none finished: the trial threads' CPU and run-queue time (Linux
-        // schedstat; 0 elsewhere) and the whole JVM's CPU against the wall clock. Threads that waited for a CPU
-        // more than they ran, in a JVM that did not itself use the machine's cores, were starved by other work.
-        v.stats.put("trial_cpu_s", sched[0] / 1e9);
-        v.stats.put("trial_runqueue_s", sched[1] / 1e9);
-        v.stats.put("process_cpu_s", (processCpuNanos() - cpuStart) / 1e9);
-        v.stats.put("wall_s", (System.nanoTime() - wallStart) / 1e9);
-        v.stats.put("cores", Runtime.getRuntime().availableProcessors());
-        if (v.verdict.equals("pass") && trials == 0) {
-            // Not a verdict: on a busy machine (or a very slow handoff) no trial finished in time.
-            v.verdict = "incomplete";
-            v.detail = "no trial of " + PER_TRIAL + " connections finished within " + seconds + " s (" + moved
-                    + " handed over, none twice): too slow to judge here; run it again with more time";
-        } else if (v.verdict.equals("pass")) {
-            v.detail = moved + " connections handed over in " + trials + " complete trial(s), each exactly once"
-                    + (cut > 0 ? " (a last trial was stopped at the budget and is not counted as a pass)" : "");
+
+        /** The stats, and a pass that finished no trial made "incomplete": not a verdict. */
+        void conclude(Verdict v, double seconds) {
+            v.stats.put("trials", trials);
+            v.stats.put("cut", cut);
+            v.stats.put("handoffs", moved);
+            v.stats.put("seconds", seconds);
+            // Who kept the trials short, when none finished: the trial threads' CPU and run-queue time (Linux
+            // schedstat; 0 elsewhere) and the whole JVM's CPU against the wall clock. Threads that waited for a CPU
+            // more than they ran, in a JVM that did not itself use the machine's cores, were starved by other work.
+            v.stats.put("trial_cpu_s", ran / 1e9);
+            v.stats.put("trial_runqueue_s", waited / 1e9);
+            v.stats.put("process_cpu_s", (processCpuNanos() - cpuStart) / 1e9);
+            v.stats.put("wall_s", (System.nanoTime() - wallStart) / 1e9);
+            v.stats.put("cores", Runtime.getRuntime().availableProcessors());
+            if (v.verdict.equals("pass") && trials == 0) {
+                // Not a verdict: on a busy machine (or a very slow handoff) no trial finished in time.
+                v.verdict = "incomplete";
+                v.detail = "no trial of " + PER_TRIAL + " connections finished within " + seconds + " s (" + moved
+                        + " handed over, none twice): too slow to judge here; run it again with more time";
+            } else if (v.verdict.equals("pass")) {
+                v.detail = moved + " connections handed over in " + trials + " complete trial(s), each exactly once"
+                        + (cut > 0 ? " (a last trial was stopped at the budget and is not counted as a pass)" : "");
+            }
         }
-        return v;
     }
 
     static long processCpuNanos() {
@@ -255,11 +287,11 @@ public final class StressCheck {
         /** Adds the calling thread's time on a CPU and waiting for one (Linux: /proc/thread-self/schedstat). */
         void countSchedule() {
             try {
-                String[] f = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/schedstat")).trim()
+                String[] f = Files.readString(Path.of("/proc/thread-self/schedstat")).trim()
                         .split("\\s+");
                 ran.addAndGet(Long.parseLong(f[0]));
                 waited.addAndGet(Long.parseLong(f[1]));
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 // not Linux: nothing to add, and the grader reads the zeros as "not known"
             }
         }
