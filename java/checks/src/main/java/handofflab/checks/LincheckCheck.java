@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jetbrains.kotlinx.lincheck.Actor;
 import org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
@@ -129,56 +131,18 @@ public final class LincheckCheck {
         Method put = UnderTest.class.getMethod("put", Integer.class);
         Method take = UnderTest.class.getMethod("take");
         ModelCheckingOptions options = handoffOptions();
-        List<List<List<Actor>>> scenarios = new ArrayList<>();
-        // Two workers wait on an empty handoff; one acceptor hands over two connections.
-        scenarios.add(Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 1), a(put, 2))));
-        // One acceptor hands over three; two workers, one of them twice.
-        scenarios.add(Arrays.asList(List.of(a(put, 1), a(put, 2), a(put, 3)), List.of(a(take), a(take)), List.of(a(take))));
-        if (!profile.oneAcceptor()) {
-            // Two acceptors race; one worker drains. Ids 1 and 4 share a PHT slot of the checks' size 3
-            // (same h1), so the two inserts can meet there.
-            scenarios.add(Arrays.asList(List.of(a(put, 1)), List.of(a(put, 4)), List.of(a(take), a(take))));
-        }
+        List<List<List<Actor>>> scenarios = freeScenarios(put, take);
         for (List<List<Actor>> scenario : scenarios) {
             options.addCustomScenario(new ExecutionScenario(List.of(), scenario, List.of(), null));
         }
         long start = System.nanoTime();
         try {
             options.check(UnderTest.class);
-            if (profile.sameSlotTakes) {
-                // Two connections wait in the table; two workers take at once, both starting at key 3, whose first
-                // probe is slot 3 mod m, where connection 3 lies: two workers on one slot inside one claim, every
-                // time. Random scenarios and random starts rarely line this up; a claim split in two steps
-                // (SplitSwapPht) shows here.
-                steered(new int[] {3}, List.of(a(put, 3), a(put, 1)), Arrays.asList(List.of(a(take)), List.of(a(take))));
-            }
-            if (profile.lappingPut) {
-                // The ring starts full (size connections); one worker takes, the acceptor puts one more, which laps
-                // the ring into the place the first take frees, and another worker takes the rest. A take that
-                // claims its index, then reads the place, can read the lapping put's connection there
-                // (ClaimThenReadBuffer): the claim is what gave the acceptor the room. The random scenarios above
-                // start with an empty ring, and the acceptor reaches the lap only after many looks of its own.
-                List<Actor> fill = new ArrayList<>();
-                List<Actor> rest = new ArrayList<>();
-                for (int id = 1; id <= profile.size; id++) {
-                    fill.add(a(put, id));
-                    rest.add(a(take));
-                }
-                alone(fill, Arrays.asList(List.of(a(take)), List.of(a(put, profile.size + 1)), rest));
-            }
-            if (profile.startKeys.length > 0) {
-                // Connection 1 waits in slot 1 of 3; one worker starts at key 5 (slots 2, 1, 0) and passes slot 2
-                // just before the acceptor puts 2 there; the other starts at key 1 (slots 1, 0, 2) and takes 1;
-                // the first then finds slots 1 and 0 empty. A take that gives up after one pass returns null
-                // (SinglePassPht); random starts open this window only now and then. Lincheck finds it within 40
-                // interleavings (measured: not within 25), so INVOCATIONS keeps a margin of ten.
-                steered(profile.startKeys, List.of(a(put, 1)),
-                        Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 2))));
-            }
+            builtScenarios(put, take);
         } catch (Throwable t) {  // LincheckAssertionError, or Lincheck's own failure
             String msg = String.valueOf(t.getMessage());
             v.trace = msg;
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(NoInvented|NoDuplicate): [^\\n]*").matcher(msg);
+            Matcher m = Pattern.compile("(NoInvented|NoDuplicate): [^\\n]*").matcher(msg);
             if (m.find()) {
                 v.verdict = "violation:" + m.group(1);
                 v.detail = m.group(0);
@@ -192,6 +156,55 @@ public final class LincheckCheck {
                 + (profile.startKeys.length > 0 ? 1 : 0));
         v.stats.put("seconds", (System.nanoTime() - start) / 1e9);
         return v;
+    }
+
+    /** The scenarios Lincheck explores every interleaving of, whatever the design. */
+    private static List<List<List<Actor>>> freeScenarios(Method put, Method take) {
+        List<List<List<Actor>>> scenarios = new ArrayList<>();
+        // Two workers wait on an empty handoff; one acceptor hands over two connections.
+        scenarios.add(Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 1), a(put, 2))));
+        // One acceptor hands over three; two workers, one of them twice.
+        scenarios.add(Arrays.asList(List.of(a(put, 1), a(put, 2), a(put, 3)), List.of(a(take), a(take)), List.of(a(take))));
+        if (!profile.oneAcceptor()) {
+            // Two acceptors race; one worker drains. Ids 1 and 4 share a PHT slot of the checks' size 3
+            // (same h1), so the two inserts can meet there.
+            scenarios.add(Arrays.asList(List.of(a(put, 1)), List.of(a(put, 4)), List.of(a(take), a(take))));
+        }
+        return scenarios;
+    }
+
+    /** The states the profile asks for, each built before its threads race (a window free scenarios rarely open). */
+    private static void builtScenarios(Method put, Method take) throws Exception {
+        if (profile.sameSlotTakes) {
+            // Two connections wait in the table; two workers take at once, both starting at key 3, whose first
+            // probe is slot 3 mod m, where connection 3 lies: two workers on one slot inside one claim, every
+            // time. Random scenarios and random starts rarely line this up; a claim split in two steps
+            // (SplitSwapPht) shows here.
+            steered(new int[] {3}, List.of(a(put, 3), a(put, 1)), Arrays.asList(List.of(a(take)), List.of(a(take))));
+        }
+        if (profile.lappingPut) {
+            // The ring starts full (size connections); one worker takes, the acceptor puts one more, which laps
+            // the ring into the place the first take frees, and another worker takes the rest. A take that
+            // claims its index, then reads the place, can read the lapping put's connection there
+            // (ClaimThenReadBuffer): the claim is what gave the acceptor the room. The random scenarios above
+            // start with an empty ring, and the acceptor reaches the lap only after many looks of its own.
+            List<Actor> fill = new ArrayList<>();
+            List<Actor> rest = new ArrayList<>();
+            for (int id = 1; id <= profile.size; id++) {
+                fill.add(a(put, id));
+                rest.add(a(take));
+            }
+            alone(fill, Arrays.asList(List.of(a(take)), List.of(a(put, profile.size + 1)), rest));
+        }
+        if (profile.startKeys.length > 0) {
+            // Connection 1 waits in slot 1 of 3; one worker starts at key 5 (slots 2, 1, 0) and passes slot 2
+            // just before the acceptor puts 2 there; the other starts at key 1 (slots 1, 0, 2) and takes 1;
+            // the first then finds slots 1 and 0 empty. A take that gives up after one pass returns null
+            // (SinglePassPht); random starts open this window only now and then. Lincheck finds it within 40
+            // interleavings (measured: not within 25), so INVOCATIONS keeps a margin of ten.
+            steered(profile.startKeys, List.of(a(put, 1)),
+                    Arrays.asList(List.of(a(take)), List.of(a(take)), List.of(a(put, 2))));
+        }
     }
 
     /**
