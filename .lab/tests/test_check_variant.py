@@ -8,7 +8,7 @@ from handofflab.commands import variantcheck
 from handofflab.ground import catalog, paths
 
 
-def _record(monkeypatch, tlc_agrees=True, java_agrees=True, consistent=True):
+def _record(monkeypatch, tlc_agrees=True, java_agrees=True, consistent=True, passes=()):
     ran = []
     outcome = lambda agrees: type("Outcome", (), {"matches": agrees})()  # noqa: E731
     monkeypatch.setattr(variantcheck.specs, "check", lambda name, tier, show: ran.append(("tlc", name)) or
@@ -16,6 +16,9 @@ def _record(monkeypatch, tlc_agrees=True, java_agrees=True, consistent=True):
     monkeypatch.setattr(variantcheck.javacheck, "check", lambda name, tier, **kw: ran.append(
         ("java", name, kw["jpf"], kw["jcstress"], kw["variant_only"])) or [outcome(java_agrees)])
     monkeypatch.setattr(variantcheck.tracecheck, "check", lambda name, show_traces: ran.append(("trace", name)) or True)
+    monkeypatch.setattr(variantcheck.copycheck, "labs_passed", lambda files, folder, specs: ran.append(
+        ("answers", [f.name for f in files])) or [f"  {files[0].name} passes lab {lab} (every test but its TCP runs)"
+                                                  for lab in passes])
     monkeypatch.setattr(variantcheck.toolchain, "run_foreground", lambda cmd, **kw: ran.append(("tests", cmd[-3:]))
                         or (0 if consistent else 1))
     return ran
@@ -26,9 +29,9 @@ def test_each_claim_of_the_variant_goes_to_its_checker_then_the_consistency_test
     assert v.cfg and v.java_class and "jcstress" in v.expect and "trace" in v.expect
     ran = _record(monkeypatch)
     assert variantcheck.check("FastBuffer", show_traces=False)
-    assert ran[:3] == [("tlc", "FastBuffer"), ("java", "FastBuffer", "jpf" in v.expect, True, True),
-                       ("trace", "FastBuffer")]
-    assert ran[3][0] == "tests" and ran[3][1] == variantcheck.CONSISTENCY
+    assert ran[:4] == [("tlc", "FastBuffer"), ("java", "FastBuffer", "jpf" in v.expect, True, True),
+                       ("trace", "FastBuffer"), ("answers", ["FastBuffer.java"])]
+    assert ran[4][0] == "tests" and ran[4][1] == variantcheck.CONSISTENCY
     for test in variantcheck.CONSISTENCY:  # each names a test file, or a test, that exists
         file, _, name = test.partition("::")
         assert (paths.ROOT / file).exists() and (not name or f"def {name}(" in (paths.ROOT / file).read_text()), test
@@ -38,6 +41,24 @@ def test_each_claim_of_the_variant_goes_to_its_checker_then_the_consistency_test
 def test_any_disagreement_fails_the_check(monkeypatch, disagrees):
     _record(monkeypatch, **{disagrees: False})
     assert not variantcheck.check("FastBuffer", show_traces=False)
+
+
+def test_a_correct_class_that_answers_a_lab_must_be_withheld_by_that_labs_rubric(monkeypatch, capsys):
+    """A twin that turns out correct is a full-marks answer to the handoff labs: the check grades it as each lab's
+    class (as `./lab release` does) and fails until every lab it answers lists it in `answers`, naming the file."""
+    listed = [lab for lab in ("buffer", "server")
+              if "java/handoffs/src/main/java/handofflab/handoffs/MonitorBuffer.java" in
+              __import__("grader").load_rubric(lab).answers]
+    assert listed == ["buffer", "server"]
+    _record(monkeypatch, passes=("buffer", "server"))
+    assert variantcheck.check("MonitorBuffer", show_traces=False)  # the answer itself, withheld by both
+    _record(monkeypatch, passes=("buffer", "pht"))                 # as if it also answered the PHT lab
+    assert not variantcheck.check("MonitorBuffer", show_traces=False)
+    said = capsys.readouterr().out
+    assert "full-marks answer to pht" in said and "labs/pht/rubric.toml" in said and "MonitorBuffer.java" in said
+    ran = _record(monkeypatch, passes=("buffer",))
+    assert variantcheck.check("IfBuffer", show_traces=False)      # a twin a checker fails is not graded as an answer
+    assert not any(r[0] == "answers" for r in ran)
 
 
 def test_an_unknown_variant_is_named_with_the_catalogs_names():

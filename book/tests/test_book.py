@@ -210,7 +210,7 @@ def _checker_tables(text: str):
 def test_the_books_checker_tables_say_what_the_catalog_claims():
     """Every table of classes and checkers in the book (the fast chapter's, with the jcstress column) holds, for each
     class, the verdict its catalog entry claims, or 'not claimed' where it claims none (issue 66: the catalog, the
-    command and the book agree on the column)."""
+    command and the book agree on the column), and a design's table lists every class of that design."""
     from handofflab.ground import catalog
     cat = catalog.load()
     seen = set()
@@ -226,6 +226,12 @@ def test_the_books_checker_tables_say_what_the_catalog_claims():
                 seen.add((variant.name, "jcstress" in columns))
     claimed = {v.name for v in cat.variants.values() if v.expected("jcstress")}
     assert claimed <= {name for name, has in seen if has}, "a jcstress claim the book's tables do not show"
+    # a design that has a table lists every class of it there: a contributor's new twin gets its row
+    tabled = {cat.variant(name).handoff.name for name, _ in seen}
+    for design in tabled:
+        classes = {v.name for v in cat.variants.values() if v.handoff.name == design and v.java_class}
+        assert classes <= {name for name, _ in seen}, \
+            f"the book's table of {design} lacks {sorted(classes - {name for name, _ in seen})}: give each its row"
 
 
 def test_every_claim_the_chapters_make_about_a_trace_or_table_holds_and_a_false_one_fails(tmp_path):

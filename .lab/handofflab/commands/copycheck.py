@@ -51,6 +51,12 @@ def shipped_answers(target: Path, chosen: list[str], reveal: tuple[str, ...] = (
     failing = {v.java for v in catalog.load().variants.values()
                if v.java and any(str(e) != "pass" for k, e in v.expect.items() if k in ("lincheck", "stress", "jpf"))}
     candidates = [f for f in handoff_classes(folder) if f.stem not in failing]
+    return labs_passed(candidates, folder, target / "specs", reveal)
+
+
+def labs_passed(candidates: list[Path], folder: Path, specs: Path, reveal: tuple[str, ...] = ()) -> list[str]:
+    """Of the handoff classes `candidates` (in `folder`) and the specs in `specs`, each that passes a lab (but those
+    `reveal` names) when handed in as its class or spec, as 'X.java passes lab L (…)'; the cheapest test first."""
     cache = _Verdicts()  # the kit's state and the cache file, read once for the whole scan
     found = []
     for lab in sorted(p.parent.name for p in paths.LABS.glob("*/rubric.toml") if p.parent.name not in reveal):
@@ -58,7 +64,7 @@ def shipped_answers(target: Path, chosen: list[str], reveal: tuple[str, ...] = (
         starter = (paths.LABS / lab / "starter" / rubric.file).read_text()
         if rubric.file.endswith(".tla"):  # a spec lab: every shipped spec written on the starter's variables
             names = re.findall(r"^\s*(\w+) = ", starter.split("(* --algorithm", 1)[-1], re.M)
-            for spec in sorted((target / "specs").glob("*.tla")):
+            for spec in sorted(specs.glob("*.tla")):
                 text = spec.read_text()
                 if "(* --algorithm" in text and names and all(re.search(rf"\b{n}\b", text) for n in names):
                     module = rubric.file.removesuffix(".tla")

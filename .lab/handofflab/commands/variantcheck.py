@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from pathlib import Path
 
+import grader
+from handofflab.commands import copycheck
 from handofflab.ground import catalog, paths, toolchain
 from handofflab.ground.console import LabError, bad, heading, ok
 from handofflab.java import javacheck, tracecheck
@@ -36,6 +39,8 @@ def check(name: str, show_traces: bool = True) -> bool:
     if "trace" in v.expect:
         heading(f"{name}: trace validation")
         agree.append(tracecheck.check(name, show_traces=show_traces))
+    if v.java_class:
+        agree.append(_withheld_where_it_answers(v))
     heading("the consistency tests: the catalog against the code, the classes and the book")
     with tempfile.TemporaryDirectory(prefix="check-variant-") as results:
         code = toolchain.run_foreground([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
@@ -45,3 +50,30 @@ def check(name: str, show_traces: bool = True) -> bool:
     (ok if all(agree) else bad)(f"{name}: " + ("every claim holds, and the catalog agrees with the kit" if all(agree)
                                                else "something disagrees with the catalog (above)"))
     return all(agree)
+
+
+def _withheld_where_it_answers(v: catalog.Variant) -> bool:
+    """A handoff class no checker claims to fail, handed in as a lab's class, may earn every mark (a twin that turned
+    out correct, as WakeWhenFullEndsBuffer did): then that lab's `answers` must list it, or a student copy ships it
+    (`./lab release` refuses such a copy). Graded as the release's scan grades it, the cheapest test first."""
+    folder = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
+    source = folder / f"{v.java}.java"
+    fails = any(str(e) != "pass" for k, e in v.expect.items() if k in ("lincheck", "stress", "jpf"))
+    if fails or source not in copycheck.handoff_classes(folder):
+        return True  # a class a checker fails loses the labs' marks; a store, a queue or a table answers no such lab
+    heading(f"{v.name}: does it answer a lab? (graded as each handoff lab's class)")
+    kit_path = source.relative_to(paths.ROOT).as_posix()
+    with tempfile.TemporaryDirectory(prefix="no-specs-") as no_specs:
+        passed = copycheck.labs_passed([source], folder, Path(no_specs))
+    answered = sorted({line.split(" passes lab ")[1].split()[0] for line in passed if " passes lab " in line})
+    unlisted = [lab for lab in answered if kit_path not in grader.load_rubric(lab).answers]
+    undecided = [line.strip() for line in passed if "could not be graded" in line]
+    for line in undecided:
+        bad(line)
+    if unlisted:
+        bad(f"{v.java} is a full-marks answer to {', '.join(unlisted)}: add \"{kit_path}\" to the `answers` of "
+            + ", ".join(f"labs/{lab}/rubric.toml" for lab in unlisted) + " (a student copy then leaves it out)")
+    elif not undecided:
+        ok(f"{v.java} answers no lab" if not answered else
+           f"{v.java} answers {', '.join(answered)}, whose `answers` withhold it from a student copy")
+    return not unlisted and not undecided
