@@ -4,6 +4,7 @@ import handofflab.dht.CompletionQueue;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -43,20 +44,8 @@ public final class DepthProbe {
             service.submit(() -> serviceThread[0] = Thread.currentThread()).get();
             // before the first idle(), after it, and past the depth (the depth's buffers, then one more)
             for (String phase : new String[] {"before", "after", "past"}) {
-                for (int i = 0; i < DEPTH; i++) {
-                    Future<?> call = handOver(queue, service, sent, v);
-                    int r = sent.size() - 1, held = held(sent);
-                    if (!returns(call, serviceThread[0])) {
-                        boolean idled = !phase.equals("before");
-                        v.verdict = "violation:WaitsWithinDepth";
-                        v.detail = "completed(buffer " + r + ") waited for a reply with " + held + " in flight, at depth "
-                                + DEPTH + (idled ? ", after idle()" : "") + ": a queue of depth " + DEPTH
-                                + " keeps up to " + DEPTH + " replies in flight without waiting"
-                                + (idled ? ", after the service thread has been idle too" : "");
-                        v.ending.put("service thread", "waits in completed(buffer " + r + ")");
-                        v.ending.put("writer", "holds every reply back (" + held + " within the depth)");
-                        return v;
-                    }
+                if (!withinDepth(phase, queue, service, serviceThread[0], sent, v)) {
+                    return v;
                 }
                 if (phase.equals("past")) {
                     if (!waitsToBeTold(queue, service, serviceThread[0], sent, v)) {
@@ -64,25 +53,11 @@ public final class DepthProbe {
                     }
                     break;
                 }
-                for (int r = 0; r < sent.size(); r++) {
-                    if (!sent.get(r).isDone()) {
-                        sent.get(r).complete(null);
-                        v.steps.add(new String[] {"writer", "send(reply " + r + ")", "reply " + r + " is out"});
-                    }
-                }
-                // what is out goes back and none counts any more: the next phase starts from an idle queue
-                v.steps.add(new String[] {"service thread", "idle()", "every reply is out"});
-                Future<?> idle = service.submit(() -> {
-                    queue.idle();
-                    return null;
-                });
-                if (!returns(idle, serviceThread[0])) {
-                    v.verdict = "deadlock";
-                    v.detail = "the service thread waits in idle() although every reply is out";
+                if (!allOutThenIdle(queue, service, serviceThread[0], sent, v)) {
                     return v;
                 }
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             v.verdict = "violation:NoException";
             v.detail = "the completion queue threw " + e.getCause();
             return v;
@@ -95,6 +70,51 @@ public final class DepthProbe {
         v.detail = "within its depth the service thread never waited for a reply, before idle() and after it; past it, "
                 + "it waited to be told";
         return v;
+    }
+
+    /** The depth's replies handed over, every one held back: each call must return (false: the verdict says it
+     *  waited within its depth). */
+    private static boolean withinDepth(String phase, CompletionQueue queue, ExecutorService service, Thread thread,
+            List<CompletableFuture<Void>> sent, Verdict v) throws Exception {
+        for (int i = 0; i < DEPTH; i++) {
+            Future<?> call = handOver(queue, service, sent, v);
+            int r = sent.size() - 1, held = held(sent);
+            if (!returns(call, thread)) {
+                boolean idled = !phase.equals("before");
+                v.verdict = "violation:WaitsWithinDepth";
+                v.detail = "completed(buffer " + r + ") waited for a reply with " + held + " in flight, at depth "
+                        + DEPTH + (idled ? ", after idle()" : "") + ": a queue of depth " + DEPTH
+                        + " keeps up to " + DEPTH + " replies in flight without waiting"
+                        + (idled ? ", after the service thread has been idle too" : "");
+                v.ending.put("service thread", "waits in completed(buffer " + r + ")");
+                v.ending.put("writer", "holds every reply back (" + held + " within the depth)");
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Every reply sent, then idle(): what is out goes back and none counts any more, so the next phase starts from
+     *  an idle queue (false: the verdict says idle() waited with every reply out). */
+    private static boolean allOutThenIdle(CompletionQueue queue, ExecutorService service, Thread thread,
+            List<CompletableFuture<Void>> sent, Verdict v) throws Exception {
+        for (int r = 0; r < sent.size(); r++) {
+            if (!sent.get(r).isDone()) {
+                sent.get(r).complete(null);
+                v.steps.add(new String[] {"writer", "send(reply " + r + ")", "reply " + r + " is out"});
+            }
+        }
+        v.steps.add(new String[] {"service thread", "idle()", "every reply is out"});
+        Future<?> idle = service.submit(() -> {
+            queue.idle();
+            return null;
+        });
+        if (!returns(idle, thread)) {
+            v.verdict = "deadlock";
+            v.detail = "the service thread waits in idle() although every reply is out";
+            return false;
+        }
+        return true;
     }
 
     /**

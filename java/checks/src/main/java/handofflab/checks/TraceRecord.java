@@ -34,9 +34,29 @@ final class TraceRecord {
 
     static Verdict run(String name, CheckProfile profile, int workers, double seconds, Path out) throws Exception {
         RecordedHandoff<Integer> handoff = new RecordedHandoff<>(Handoffs.create(name, profile.size));
-        AtomicInteger takesLeft = new AtomicInteger(PUTS);
         CountDownLatch finished = new CountDownLatch(workers + 1);
-        Thread acceptor = new Thread(() -> {
+        Thread acceptor = acceptor(handoff, finished);
+        List<Thread> pool = workers(handoff, workers, finished);
+        List<Thread> threads = new ArrayList<>(pool);
+        threads.add(acceptor);
+        PreThreaded.start(pool, List.of(acceptor));
+        String ended = await(handoff, finished, threads, seconds);
+        int events = handoff.writeTo(out);
+        Verdict v = new Verdict("trace", name);
+        v.verdict = ended;
+        v.detail = ended.equals("recorded") ? events + " events" : (ended.equals("deadlock") ? "every thread waits, and "
+                + "nothing has happened for " + StressCheck.STALL_MS + " ms" : ended.equals("livelock") ? "no call began "
+                + "or returned for " + StressCheck.SPIN_MS + " ms although a thread runs" : "the run did not finish in "
+                + seconds + " s while a thread still runs") + ": " + events + " events recorded until then";
+        if (handoff.full()) {  // a spin of steps: what TLC judges is how the run began
+            v.detail += " (the log ends at its first " + RecordedHandoff.MAX_EVENTS + " events)";
+        }
+        return v;
+    }
+
+    /** The acceptor: PUTS connections, numbered as the recorder numbers its puts. */
+    private static Thread acceptor(RecordedHandoff<Integer> handoff, CountDownLatch finished) {
+        return new Thread(() -> {
             try {
                 for (int id = 1; id <= PUTS; id++) {
                     handoff.put(id);  // logged as id: the recorder numbers puts 1, 2, ... as this loop does
@@ -49,6 +69,11 @@ final class TraceRecord {
                 finished.countDown();
             }
         }, "acceptor");
+    }
+
+    /** The workers, taking PUTS connections between them. */
+    private static List<Thread> workers(RecordedHandoff<Integer> handoff, int workers, CountDownLatch finished) {
+        AtomicInteger takesLeft = new AtomicInteger(PUTS);
         List<Thread> pool = new ArrayList<>();
         for (int w = 1; w <= workers; w++) {
             pool.add(new Thread(() -> {
@@ -65,35 +90,34 @@ final class TraceRecord {
                 }
             }, "worker-" + w));
         }
-        List<Thread> threads = new ArrayList<>(pool);
-        threads.add(acceptor);
-        PreThreaded.start(pool, List.of(acceptor));
-        // Until every call has returned, or every thread that has not ended waits and the clock has
-        // stood still for STALL_MS (a hang: nobody can go on), or the time is up while a thread
-        // still runs (a busy machine or a loop: no verdict).
+        return pool;
+    }
+
+    /**
+     * Until every call has returned ("recorded"), or every thread that has not ended waits and the clock has stood
+     * still for STALL_MS ("deadlock": nobody can go on), or nothing moved for SPIN_MS while a thread runs ("livelock"),
+     * or the time is up while a thread still runs ("incomplete": a busy machine or a loop, no verdict).
+     */
+    private static String await(RecordedHandoff<Integer> handoff, CountDownLatch finished, List<Thread> threads,
+                                double seconds) throws InterruptedException {
         long deadline = System.nanoTime() + (long) (seconds * 1e9), lastTick = -1, stillSince = System.nanoTime();
-        boolean done = false, hung = false, spun = false;
-        while (!done && !hung && !spun && System.nanoTime() < deadline) {
-            done = finished.await(20, TimeUnit.MILLISECONDS);
+        while (System.nanoTime() < deadline) {
+            if (finished.await(20, TimeUnit.MILLISECONDS)) {
+                return "recorded";
+            }
             long tick = handoff.calls(), still = System.nanoTime() - stillSince;
             if (tick != lastTick) {
                 lastTick = tick;
                 stillSince = System.nanoTime();
                 continue;
             }
-            hung = !done && still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.stuck(threads);
-            spun = !done && !hung && still > StressCheck.SPIN_MS * 1_000_000L;  // as the stress check names a livelock
+            if (still > StressCheck.STALL_MS * 1_000_000L && PreThreaded.stuck(threads)) {
+                return "deadlock";
+            }
+            if (still > StressCheck.SPIN_MS * 1_000_000L) {  // as the stress check names a livelock
+                return "livelock";
+            }
         }
-        int events = handoff.writeTo(out);
-        Verdict v = new Verdict("trace", name);
-        v.verdict = done ? "recorded" : hung ? "deadlock" : spun ? "livelock" : "incomplete";
-        v.detail = done ? events + " events" : (hung ? "every thread waits, and nothing has happened for "
-                + StressCheck.STALL_MS + " ms" : spun ? "no call began or returned for " + StressCheck.SPIN_MS
-                + " ms although a thread runs" : "the run did not finish in " + seconds + " s while a thread still runs")
-                + ": " + events + " events recorded until then";
-        if (handoff.full()) {  // a spin of steps: what TLC judges is how the run began
-            v.detail += " (the log ends at its first " + RecordedHandoff.MAX_EVENTS + " events)";
-        }
-        return v;
+        return "incomplete";
     }
 }
