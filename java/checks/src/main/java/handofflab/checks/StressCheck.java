@@ -223,52 +223,7 @@ public final class StressCheck {
             threads.addAll(acceptorThreads);
             threads.addAll(workers);
             PreThreaded.start(workers, acceptorThreads);
-            long last = -1, lastChange = System.nanoTime(), lastProgress = System.nanoTime();
-            while (true) {
-                Thread.sleep(20);
-                long now = taken.get();
-                if (violation.get() != null) {
-                    v.verdict = "violation:" + violation.get().split(":")[0];
-                    v.detail = violation.get();
-                    break;
-                }
-                if (now == PER_TRIAL) {
-                    break;  // every connection taken, none twice, none invented
-                }
-                if (now != last) {
-                    last = now;
-                    lastChange = System.nanoTime();
-                    lastProgress = lastChange;
-                } else if (System.nanoTime() - lastProgress > SPIN_MS * 1_000_000L) {
-                    // Someone keeps running, nobody gets anything: accepted connections wait for ever.
-                    v.verdict = "violation:EventuallyTaken";
-                    v.detail = "no connection handed over for " + SPIN_MS + " ms although threads are running: a livelock";
-                    break;
-                } else if (System.nanoTime() - lastChange > STALL_MS * 1_000_000L) {
-                    if (PreThreaded.stuck(threads)) {
-                        if (acceptorsDone.get() == acceptors) {
-                            // Everything was put, every worker waits, yet some ids never came out.
-                            v.verdict = "violation:NoLoss";
-                            v.detail = (PER_TRIAL - now) + " accepted connection(s) never reached a worker";
-                        } else {
-                            v.verdict = "deadlock";
-                            // Nothing handed over in a trial (a fresh handoff) is no wake-up that went to the
-                            // wrong thread: before the first take only takes can be waiting. It is a wait on the
-                            // wrong condition, or a put that wakes nobody.
-                            v.detail = now == 0
-                                    ? "every thread is waiting and not one connection was handed over: put or take "
-                                      + "waits on the wrong condition, or a put wakes no waiting take"
-                                    : "no progress for " + STALL_MS + " ms and every thread is waiting: a lost wake-up";
-                        }
-                        break;
-                    }
-                    lastChange = System.nanoTime();  // slow, not stuck: keep watching
-                }
-                if (System.nanoTime() > deadline + 5_000_000_000L) {
-                    cut = true;  // a trial may finish past the budget, not far past it
-                    break;
-                }
-            }
+            watch(deadline, v);
             if (!v.verdict.equals("pass")) {
                 record(v);
             }
@@ -282,6 +237,66 @@ public final class StressCheck {
             for (Thread t : threads) {
                 t.join(Math.max(1, (joinUntil - System.nanoTime()) / 1_000_000L));
             }
+        }
+
+        /**
+         * The watchdog, every 20 ms until the trial ends: every connection taken once (a pass), a violation its
+         * threads saw, nothing handed over for SPIN_MS while threads run (a livelock), every thread waiting for
+         * STALL_MS (a loss, or a deadlock), or the budget passed by 5 s (cut: no verdict).
+         */
+        private void watch(long deadline, Verdict v) throws InterruptedException {
+            long last = -1, lastChange = System.nanoTime(), lastProgress = System.nanoTime();
+            while (true) {
+                Thread.sleep(20);
+                long now = taken.get();
+                if (violation.get() != null) {
+                    v.verdict = "violation:" + violation.get().split(":")[0];
+                    v.detail = violation.get();
+                    return;
+                }
+                if (now == PER_TRIAL) {
+                    return;  // every connection taken, none twice, none invented
+                }
+                if (now != last) {
+                    last = now;
+                    lastChange = System.nanoTime();
+                    lastProgress = lastChange;
+                } else if (System.nanoTime() - lastProgress > SPIN_MS * 1_000_000L) {
+                    // Someone keeps running, nobody gets anything: accepted connections wait for ever.
+                    v.verdict = "violation:EventuallyTaken";
+                    v.detail = "no connection handed over for " + SPIN_MS + " ms although threads are running: a livelock";
+                    return;
+                } else if (System.nanoTime() - lastChange > STALL_MS * 1_000_000L) {
+                    if (PreThreaded.stuck(threads)) {
+                        stuck(now, v);
+                        return;
+                    }
+                    lastChange = System.nanoTime();  // slow, not stuck: keep watching
+                }
+                if (System.nanoTime() > deadline + 5_000_000_000L) {
+                    cut = true;  // a trial may finish past the budget, not far past it
+                    return;
+                }
+            }
+        }
+
+        /** Every thread waits, after {@code now} connections were taken: a loss if every put returned, else a
+         *  deadlock. */
+        private void stuck(long now, Verdict v) {
+            if (acceptorsDone.get() == acceptors) {
+                // Everything was put, every worker waits, yet some ids never came out.
+                v.verdict = "violation:NoLoss";
+                v.detail = (PER_TRIAL - now) + " accepted connection(s) never reached a worker";
+                return;
+            }
+            v.verdict = "deadlock";
+            // Nothing handed over in a trial (a fresh handoff) is no wake-up that went to the wrong thread: before
+            // the first take only takes can be waiting. It is a wait on the wrong condition, or a put that wakes
+            // nobody.
+            v.detail = now == 0
+                    ? "every thread is waiting and not one connection was handed over: put or take "
+                      + "waits on the wrong condition, or a put wakes no waiting take"
+                    : "no progress for " + STALL_MS + " ms and every thread is waiting: a lost wake-up";
         }
 
         /** Adds the calling thread's time on a CPU and waiting for one (Linux: /proc/thread-self/schedstat). */
