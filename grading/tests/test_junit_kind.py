@@ -94,17 +94,22 @@ def test_the_kernel_tells_a_sleeping_run_from_a_computing_one(tmp_path, cmd, idl
     assert (run.idle_s >= 2.0) if idle else (run.idle_s < 1.0), run.idle_s
 
 
-def _force_busy(monkeypatch, first_s, again_s):
+def _force_busy(monkeypatch, first_s, again_s, hang_idle_s=budgets.HANG_IDLE_SECONDS):
     """Every run counted as beside a busy machine, with JUnit's limits shortened (the kinds read budgets' names)."""
     monkeypatch.setattr(budgets, "too_busy", lambda others: True)
     monkeypatch.setattr(budgets, "JUNIT_SECONDS", first_s)
     monkeypatch.setattr(budgets, "JUNIT_AGAIN_SECONDS", again_s)
+    monkeypatch.setattr(budgets, "HANG_IDLE_SECONDS", hang_idle_s)
 
 
 @needs_schedstat
 def test_a_real_hang_fails_on_a_busy_machine(tmp_path, monkeypatch):
-    """A put that waits with nobody to wake it: past the limit twice, its threads asking for nothing, it fails."""
-    _force_busy(monkeypatch, 2, 9)
+    """A put that waits with nobody to wake it: past the limit twice, its threads asking for nothing, it fails. The
+    limits are shortened, the proof with them: the rerun's JVM starts inside its limit, and beside a full test run
+    (other work on 1.9 cores) its start-up alone took about 5 s of a 9 s limit, leaving a 4 s idle stretch short of
+    the 5 s proof, so the hang read as "still computing" (pending). Here 12 s and a 3 s proof; the grader's own are
+    30 s and 5 s."""
+    _force_busy(monkeypatch, 2, 12, hang_idle_s=3.0)
     g = grader.grade("buffer", hostile(tmp_path, put="        wait();"), tmp_path / "out", rubric=LIGHT)
     fifo = next(t for t in g.tests if t.name == "public: one thread sees a FIFO")
     assert fifo.score == 0 and not fifo.pending and "none of its threads ran" in fifo.output, fifo.output
