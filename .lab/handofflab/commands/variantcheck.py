@@ -58,8 +58,7 @@ def _withheld_where_it_answers(v: catalog.Variant) -> bool:
     (`./lab release` refuses such a copy). Graded as the release's scan grades it, the cheapest test first."""
     folder = paths.JAVA / "handoffs" / "src" / "main" / "java" / "handofflab" / "handoffs"
     source = folder / f"{v.java}.java"
-    fails = any(str(e) != "pass" for k, e in v.expect.items() if k in ("lincheck", "stress", "jpf"))
-    if fails or source not in copycheck.handoff_classes(folder):
+    if copycheck.fails_a_checker(v) or source not in copycheck.handoff_classes(folder):
         return True  # a class a checker fails loses the labs' marks; a store, a queue or a table answers no such lab
     heading(f"{v.name}: does it answer a lab? (graded as each handoff lab's class)")
     kit_path = source.relative_to(paths.ROOT).as_posix()
