@@ -287,6 +287,7 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups, watch
         except ProcessLookupError:
             pass
         proc.wait()
+        _until_gone(proc.pid)
         reader.join(timeout=5)
     seconds, machine_after = time.monotonic() - start, machine_cpu_seconds()
     timed_out = usage is None
@@ -296,6 +297,16 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups, watch
     return Run(None if timed_out else proc.returncode, text, seconds, timed_out, size[0] > budgets.OUTPUT_CAP,
                usage.ru_utime + usage.ru_stime if usage else 0.0, machine_after - machine_before,
                schedstat.longest_idle(series) if series else None)
+
+
+def _until_gone(session: int, limit: float = 30.0) -> None:
+    """Return once no process of the run's session is left: the ones killed with its group, or by the PID
+    namespace when its first process ended, may outlive the reaped leader by a moment (a JVM of many threads beside
+    two busy loops did, and a test found it running after its grading had returned). Bounded: a process the kernel
+    cannot tear down is not worth hanging the grader for."""
+    deadline = time.monotonic() + limit
+    while schedstat.living(session) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _wait(proc: subprocess.Popen, timeout: float):

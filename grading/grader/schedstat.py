@@ -63,13 +63,26 @@ class Watch:
         self.series.append((time.monotonic(), sum(self._seen.values())))
 
 
+def living(session: int) -> list[int]:
+    """The processes of `session` that still exist and are not zombies: a process sent SIGKILL is gone only once
+    the kernel has torn it down, which on a busy machine can take a while after its parent was reaped."""
+    return [int(pid) for pid in os.listdir(PROC)
+            if pid.isdigit() and (stat := _stat(pid)) and int(stat[3]) == session and stat[0] not in "ZX"]
+
+
 def _session(pid: str) -> int | None:
+    stat = _stat(pid)
+    return int(stat[3]) if stat else None
+
+
+def _stat(pid: str) -> list[str] | None:
+    """The fields of /proc/PID/stat after the name (state, ppid, pgrp, session, …), or None if it is gone."""
     try:
         text = (PROC / pid / "stat").read_text()
     except OSError:
         return None
     fields = text[text.rfind(")") + 2:].split()   # the name may hold spaces and parentheses; the fields after it not
-    return int(fields[3]) if len(fields) > 3 else None
+    return fields if len(fields) > 3 else None
 
 
 def longest_idle(series: list[tuple[float, float]]) -> float:
