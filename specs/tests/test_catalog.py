@@ -139,3 +139,17 @@ def test_a_bug_string_that_names_a_class_that_does_not_exist_is_caught():
     bug = catalog.load().variant("EarlyReleaseQueue").bug
     assert _unknown_names(bug) == set()
     assert _unknown_names(bug + " (EarlyReleaseBuffer in Java)") == {"EarlyReleaseBuffer"}
+
+
+def test_a_design_name_selects_its_variants_for_every_checker():
+    """`./lab check specs SharedBuffer`, `check java SharedBuffer` and `check trace SharedBuffer` mean the same: the
+    design's variants (a contributor's walk found check specs refusing what check java accepted)."""
+    cat = catalog.load()
+    design = next(h for h in cat.handoffs if h not in cat.variants and any(
+        v.handoff.name == h and v.cfg for v in cat.variants.values()))
+    chosen = cat.select(design, "full", checker="tlc")
+    assert chosen and {v.handoff.name for v in chosen} == {design}
+    assert {v.name for v in chosen} == {v.name for v in cat.variants.values() if v.handoff.name == design and v.cfg}
+    with pytest.raises(LabError) as refused:
+        cat.select("NoSuchDesignOrVariant")
+    assert design in refused.value.fix

@@ -252,12 +252,17 @@ class Catalog:
     def variant(self, name: str) -> Variant:
         if name not in self.variants:
             known = ", ".join(self.variants)
-            raise LabError(f"unknown model or class '{name}'", f"pick one of: {known}")
+            designs = ", ".join(h for h in self.handoffs if h not in self.variants)
+            raise LabError(f"unknown model or class '{name}'",
+                           f"pick one of: {known}; or a design, for all its variants: {designs}")
         return self.variants[name]
 
     def select(self, name: str | None = None, tier: str = "ci", checker: str | None = None,
                handoff: str | None = None) -> list[Variant]:
-        """The variants a command works on: one by name, or all up to a tier (of one handoff)."""
+        """The variants a command works on: one by name, or all up to a tier (of one handoff). A name that is a
+        design's and no variant's (SharedBuffer) means that design's variants, as for `./lab check java`."""
+        if name and name not in self.variants and name in self.handoffs:
+            name, handoff = None, name
         if name:
             chosen = [self.variant(name)]
         else:

@@ -243,8 +243,9 @@ def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, h
     checked on what the catalog says it rests on (trace_from): a class's calls alone, or its calls and the steps
     the kit's class logs itself; `calls_only`: every claim on calls alone, as a submission is recorded."""
     cat = catalog_mod.load()
-    chosen = [cat.variant(name)] if name else [v for v in traceable(cat) if handoff in (None, v.handoff.name)]
-    if name and chosen[0] not in traceable(cat):
+    one = name in cat.variants
+    chosen = [v for v in cat.select(name, "full", handoff=handoff) if one or v in traceable(cat)]
+    if one and chosen[0] not in traceable(cat):
         raise LabError(f"{name} has no catalogued trace verdict",
                        f"traceable: {', '.join(v.name for v in traceable(cat))}")
     all_agree = True
