@@ -1,7 +1,10 @@
 package handofflab.checks;
 
 import handofflab.handoffs.CheckProfile;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
@@ -10,8 +13,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 
 /**
  * The optional JPF backend. Java PathFinder is in no package registry, so the
@@ -59,7 +62,7 @@ public final class JpfCheck {
         // answer, EventStore) and its driver, and this class must compile without them
 
         Verdict v = null;
-        java.util.Map<String, Number> total = new java.util.LinkedHashMap<>();  // the searches' counts, added up
+        Map<String, Number> total = new LinkedHashMap<>();  // the searches' counts, added up
         for (String race : List.of("join", "add")) {
             v = explore(new Verdict("jpf", databaseClass.substring(databaseClass.lastIndexOf('.') + 1)),
                     DATABASE_DRIVER, databaseClass + "," + race);
@@ -144,7 +147,7 @@ public final class JpfCheck {
                 v.verdict = "incomplete";
                 v.detail = noVerdict;
             } else if (found) {
-                describe(jpf, v, state == null ? null : (List<?>) state.getClass().getField("errorPath").get(state));
+                JpfTrace.describe(jpf, v, state == null ? null : (List<?>) state.getClass().getField("errorPath").get(state));
             } else {
                 v.detail = "every interleaving explored: no deadlock, " + (target.equals(StoreJpfDriver.class.getName())
                         ? "and every outcome one of the six orderings"
@@ -213,114 +216,6 @@ public final class JpfCheck {
         }
     }
 
-    /** JPF's first error: its property decides the verdict; its path becomes swimlanes. */
-    private static void describe(Object jpf, Verdict v, List<?> writes) throws ReflectiveOperationException {
-        List<?> errors = (List<?>) jpf.getClass().getMethod("getSearchErrors").invoke(jpf);
-        Object error = errors.get(0);
-        String property = error.getClass().getMethod("getProperty").invoke(error).getClass().getSimpleName();
-        String details = String.valueOf(error.getClass().getMethod("getDetails").invoke(error));
-        v.trace = details;
-        if (property.contains("Deadlock")) {
-            v.verdict = "deadlock";
-            v.detail = "JPF: every thread is waiting (" + property + ")";
-        } else {
-            int colon = details.indexOf("AssertionError: ");
-            String rest = colon >= 0 ? details.substring(colon + 16) : details;
-            v.verdict = "violation:" + rest.split(":")[0].trim();
-            v.detail = rest.lines().findFirst().orElse(rest);
-        }
-        Object path = error.getClass().getMethod("getPath").invoke(error);
-        Map<String, String> lastLine = new LinkedHashMap<>();
-        List<String> lanes = new ArrayList<>();        // one row per run of transitions by one thread
-        List<List<String>> rows = new ArrayList<>();
-        List<String> choices = new ArrayList<>();
-        List<Map<String, String>> states = new ArrayList<>();  // the fields each row wrote, last value wins
-        int size = (Integer) path.getClass().getMethod("size").invoke(path);
-        boolean aligned = writes != null && writes.size() == size;  // one entry per transition, or none shown
-        int t = -1;
-        for (Object transition : (Iterable<?>) path) {
-            t++;
-            Object info = transition.getClass().getMethod("getThreadInfo").invoke(transition);
-            String thread = String.valueOf(info.getClass().getMethod("getName").invoke(info));
-            List<String> lines = kitLines(transition);
-            if (!lines.isEmpty() && lines.get(0).equals(lastLine.get(thread))) {
-                lines.remove(0);  // a transition starts again at the line where the thread was switched out
-            }
-            String chose = choice(transition);
-            if (lines.isEmpty() && chose.isEmpty()) {
-                continue;
-            }
-            boolean same = !lanes.isEmpty() && lanes.get(lanes.size() - 1).equals(thread);
-            if (!same) {  // another thread ran in between: a new row
-                lanes.add(thread);
-                rows.add(new ArrayList<>());
-                choices.add("");
-                states.add(new LinkedHashMap<>());
-            }
-            int last = rows.size() - 1;
-            for (String line : lines) {  // a line repeated later (a second put) stays: only a run of one collapses
-                List<String> row = rows.get(last);
-                if (row.isEmpty() || !row.get(row.size() - 1).equals(line)) {
-                    row.add(line);
-                }
-            }
-            if (!chose.isEmpty()) {
-                choices.set(last, (choices.get(last).isEmpty() ? "" : choices.get(last) + "; ") + chose);
-            }
-            if (aligned) {
-                for (Object write : (List<?>) writes.get(t)) {
-                    String[] w = String.valueOf(write).split("\\|", 3);  // owner|field|value
-                    states.get(last).put(owner(w[0], writes) + w[1], w[2]);
-                }
-            }
-            if (!lines.isEmpty()) {
-                lastLine.put(thread, lines.get(lines.size() - 1));
-            }
-        }
-        for (int i = 0; i < rows.size(); i++) {
-            List<String> lines = rows.get(i);
-            String action = String.join("; ", lines);
-            if (lines.size() > MAX_LINES_PER_STEP) {  // how the run began, and where it was switched out
-                int tail = MAX_LINES_PER_STEP - 2;
-                action = String.join("; ", lines.subList(0, 2)) + "; ... " + (lines.size() - MAX_LINES_PER_STEP)
-                        + " lines ...; " + String.join("; ", lines.subList(lines.size() - tail, lines.size()));
-            }
-            List<String> shared = new ArrayList<>();
-            states.get(i).forEach((field, value) -> shared.add(field + " = " + value));
-            String state = String.join(", ", shared);
-            String chose = choices.get(i);
-            v.steps.add(new String[] {lanes.get(i), action, chose.isEmpty() ? state : state.isEmpty() ? chose : state + "; " + chose});
-        }
-        // where each thread ended: its state in JPF's deadlock report (WAITING, BLOCKED, ...) at its last line
-        Matcher m = Pattern.compile("name:([^,}]+),status:(\\w+)").matcher(details);
-        Map<String, String> status = new LinkedHashMap<>();
-        while (m.find()) {
-            status.put(m.group(1), m.group(2));
-        }
-        for (Map.Entry<String, String> e : lastLine.entrySet()) {
-            String state = status.getOrDefault(e.getKey(), status.isEmpty() ? "" : "TERMINATED");
-            v.ending.put(e.getKey(), (state.isEmpty() ? "last at " : state + " at ") + e.getValue());
-        }
-    }
-
-    static final int MAX_LINES_PER_STEP = 8;
-
-    /**
-     * How a field's owner is shown: by the handoff's field that holds it ("free." for the
-     * Permits in `free`), by nothing when it is the only object of its class written on the path
-     * (the handoff's own `count`), else by class and JPF's object number (SynchronizedRef@845.).
-     */
-    private static String owner(String label, List<?> writes) {
-        int at = label.indexOf('@');
-        if (at < 0) {
-            return label.isEmpty() ? "" : label + ".";
-        }
-        String type = label.substring(0, at);
-        long objects = writes.stream().flatMap(ws -> ((List<?>) ws).stream()).map(w -> String.valueOf(w).split("\\|")[0])
-                .filter(l -> l.startsWith(type + "@")).distinct().count();
-        return objects == 1 ? "" : label + ".";
-    }
-
     /**
      * Compiles the SharedState listener (a resource) against this JPF_HOME's jpf.jar: JPF is in no
      * registry, so the kit cannot compile against it at build time. Null when this JVM has no
@@ -328,59 +223,23 @@ public final class JpfCheck {
      * no shared state, and say nothing false.
      */
     static Path compileListener(File jar) {
-        javax.tools.JavaCompiler javac = javax.tools.ToolProvider.getSystemJavaCompiler();
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         if (javac == null) {
             return null;
         }
-        try (java.io.InputStream in = JpfCheck.class.getResourceAsStream("SharedState.java.txt")) {
+        try (InputStream in = JpfCheck.class.getResourceAsStream("SharedState.java.txt")) {
             Path dir = Files.createTempDirectory("jpf-listener");
             Path source = dir.resolve("SharedState.java");
             Files.write(source, in.readAllBytes());
-            java.io.ByteArrayOutputStream said = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream said = new ByteArrayOutputStream();
             int rc = javac.run(null, said, said, "-nowarn", "-cp", jar.getPath(), "-d", dir.toString(), source.toString());
             if (rc != 0) {
                 System.err.println("JPF's shared-state listener did not compile against " + jar + ":\n" + said);
                 return null;
             }
             return dir;
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
-        }
-    }
-
-    /**
-     * The source lines a transition ran in the kit's own classes (the class under check, its
-     * parents, the driver), each once in order: JPF's trace, not a filter on file names.
-     */
-    private static List<String> kitLines(Object transition) throws ReflectiveOperationException {
-        List<String> lines = new ArrayList<>();
-        String previous = "";
-        for (Object step : (Iterable<?>) transition) {
-            String where = String.valueOf(step.getClass().getMethod("getLocationString").invoke(step));
-            if (!where.contains("handofflab/") || where.equals(previous)) {
-                continue;
-            }
-            previous = where;
-            Object src = step.getClass().getMethod("getLineString").invoke(step);
-            if (src == null || String.valueOf(src).isBlank()) {
-                continue;  // no source line (a synthetic step): nothing to show
-            }
-            String line = String.valueOf(src).trim() + "  (" + where.substring(where.lastIndexOf('/') + 1) + ")";
-            if (lines.isEmpty() || !lines.get(lines.size() - 1).equals(line)) {
-                lines.add(line);
-            }
-        }
-        return lines;
-    }
-
-    /** What JPF chose at the start of a transition, when it was a value (a random draw), not a thread. */
-    private static String choice(Object transition) {
-        try {
-            Object cg = transition.getClass().getMethod("getChoiceGenerator").invoke(transition);
-            Object next = cg.getClass().getMethod("getNextChoice").invoke(cg);
-            return next instanceof Number ? "JPF chose " + next + " (" + cg.getClass().getMethod("getId").invoke(cg) + ")" : "";
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return "";
         }
     }
 }
