@@ -150,7 +150,7 @@ def test_a_client_that_closes_before_its_reply_is_not_served():
 
 
 def test_bad_numbers_and_addresses_are_named_before_any_work(tmp_path):
-    cp = servers.java_command("handofflab.servers.LoadClient", [])
+    cp = servers.java_command("handofflab.servers.ClientMain", [])
     for args, says in ((["127.0.0.1", "4294975376", "1", "1"], "PORT must be a whole number from 1 to 65535"),
                        (["127.0.0.1", "8080", "4294967297", "1"], "NCHILDREN must be a whole number from 1"),
                        (["127.0.0.1", "8080", "1", "1", "--timeout-ms", "2147483648"], "--timeout-ms must be"),

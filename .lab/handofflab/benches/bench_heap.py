@@ -73,7 +73,7 @@ def run(design: str = "SharedBuffer", rounds: int = 8, per_round: int = 50_000) 
             with tempfile.TemporaryDirectory() as tmp:
                 for r in range(1, rounds + 1):
                     report = Path(tmp) / f"round{r}.json"
-                    toolchain.run(servers.java_command("handofflab.servers.LoadClient",
+                    toolchain.run(servers.java_command("handofflab.servers.ClientMain",
                                                        ["127.0.0.1", port, str(CHILDREN), str(per_round // CHILDREN), "0",
                                                         "--quiet", "--json", str(report)]),
                                   f"the load client's round {r}", "run `./lab client` by hand against the server to see why")

@@ -70,7 +70,7 @@ def client(host: str, port: str, nchildren: str, nrequests: str, millis: str | N
         args += ["--json", json_file]
     if quiet:
         args.append("--quiet")
-    return toolchain.run_foreground(java_command("handofflab.servers.LoadClient", args))
+    return toolchain.run_foreground(java_command("handofflab.servers.ClientMain", args))
 
 
 def _whole(name: str, text: str, low: int, high: int) -> int:

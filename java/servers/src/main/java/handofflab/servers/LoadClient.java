@@ -8,10 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +17,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
@@ -28,9 +26,8 @@ import org.HdrHistogram.Histogram;
  * 2001, Fig. 1), as {@code ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS]}: NCHILDREN children
  * (threads here, processes in the paper) each send NREQUESTS requests one after another, one
  * connection per request, asking the server to work MILLIS ms on each. Every request carries a
- * unique id, so the report can say which requests were lost or answered twice.
- *
- * <p>Exit codes: 0 every request answered once; 1 some were not; 2 bad arguments.
+ * unique id, so the report ({@link LoadReport}) can say which requests were lost or answered twice.
+ * {@link ClientMain} is its command line.
  */
 public final class LoadClient {
     /** A grader needs one failure, not all of them: each lost request costs its client the reply
@@ -38,88 +35,12 @@ public final class LoadClient {
     static final boolean STOP_ON_FAILURE = Boolean.getBoolean("handofflab.stop.on.failure");
     static final String UNSENT = "unsent";
 
-    static final String USAGE = "usage: ./lab client HOST PORT NCHILDREN NREQUESTS [MILLIS] [--timeout-ms N] [--silent N] "
-            + "[--idle-ms N] [--json FILE] [--quiet]";
-
-    /** What one run measured. Latencies are in microseconds, successful requests only. */
-    public record Report(String host, int port, int children, int requests, long millis, long elapsedNanos, long ok,
-                         Map<String, Long> errors, long duplicated, Histogram latency, List<String> examples,
-                         int silent, int silentCut, long idleMs) {
-
-        public long total() {
-            return (long) children * requests;
-        }
-
-        /** Requests that got no correct reply: refused, reset, timed out, cut short or answered wrongly. */
-        public long lost() {
-            return total() - ok - unsent();
-        }
-
-        /** Requests never sent: the run stopped at its first failure ({@link #STOP_ON_FAILURE}). */
-        public long unsent() {
-            return errors.getOrDefault(UNSENT, 0L);
-        }
-
-        public boolean exactlyOnce() {
-            return ok == total() && duplicated == 0;
-        }
-
-        public double seconds() {
-            return elapsedNanos / 1e9;
-        }
-
-        public String text() {
-            StringBuilder sb = new StringBuilder();
-            sb.append(String.format("%d children x %d requests = %d requests to %s:%d, t_r = %s%s%n", children, requests,
-                    total(), host, port, millis >= 0 ? millis + " ms" : "the server's default",
-                    idleMs > 0 ? ", each client idle " + idleMs + " ms between its connect and its request" : ""));
-            sb.append(String.format("total time      %.3f s%n", seconds()));
-            sb.append(String.format("throughput      %.1f requests/s%n", ok / Math.max(1e-9, seconds())));
-            if (latency.getTotalCount() > 0) {
-                sb.append(String.format("latency (ms)    p50 %.2f   p90 %.2f   p99 %.2f   max %.2f%n",
-                        latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(90) / 1e3,
-                        latency.getValueAtPercentile(99) / 1e3, latency.getMaxValue() / 1e3));
-            }
-            sb.append(String.format("answered once   %d of %d%n", ok, total()));
-            sb.append(String.format("lost            %d%s%n", lost(), lost() > 0 ? "   <- requests with no correct reply" : ""));
-            sb.append(String.format("duplicated      %d%s%n", duplicated, duplicated > 0 ? "   <- ids answered more than once" : ""));
-            errors.forEach((kind, n) -> sb.append(String.format("  error: %-14s %d%n", kind, n)));
-            if (silent > 0) {
-                sb.append(String.format("silent          %d connections sent nothing; the server cut %d of them before the"
-                        + " last reply%n", silent, silentCut));
-            }
-            for (String e : examples) {
-                sb.append("  e.g. ").append(e).append('\n');
-            }
-            return sb.toString();
-        }
-
-        public String json() {
-            StringBuilder sb = new StringBuilder("{");
-            sb.append(String.format("\"host\": \"%s\", \"port\": %d, \"children\": %d, \"requests\": %d, \"millis\": %d, ",
-                    host, port, children, requests, millis));
-            sb.append(String.format("\"total\": %d, \"ok\": %d, \"lost\": %d, \"duplicated\": %d, \"seconds\": %.6f, ",
-                    total(), ok, lost(), duplicated, seconds()));
-            sb.append(String.format("\"throughput\": %.3f, ", ok / Math.max(1e-9, seconds())));
-            for (int p : new int[] {50, 90, 99}) {
-                sb.append(String.format("\"p%d_ms\": %.3f, ", p, latency.getValueAtPercentile(p) / 1e3));
-            }
-            sb.append(String.format("\"silent\": %d, \"silent_cut\": %d, \"idle_ms\": %d, ", silent, silentCut, idleMs));
-            sb.append(String.format("\"max_ms\": %.3f, \"errors\": {", latency.getMaxValue() / 1e3));
-            int i = 0;
-            for (Map.Entry<String, Long> e : errors.entrySet()) {
-                sb.append(i++ > 0 ? ", " : "").append('"').append(e.getKey()).append("\": ").append(e.getValue());
-            }
-            return sb.append("}}").toString();
-        }
-    }
-
     private LoadClient() {
     }
 
     /** Runs the paper's experiment against host:port; {@code millis} < 0 leaves t_r to the server. */
-    public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs,
-                             PrintStream progress) throws InterruptedException {
+    public static LoadReport run(String host, int port, int children, int requests, long millis, long timeoutMs,
+                                 PrintStream progress) throws InterruptedException {
         return run(host, port, children, requests, millis, timeoutMs, 0, progress);
     }
 
@@ -129,8 +50,8 @@ public final class LoadClient {
      * server's request timeout cuts it, so a pool of W workers answers nobody for (silent / W) timeouts. The report
      * counts how many the server cut before the last reply.
      */
-    public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
-                             PrintStream progress) throws InterruptedException {
+    public static LoadReport run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
+                                 PrintStream progress) throws InterruptedException {
         return run(host, port, children, requests, millis, timeoutMs, silent, 0, progress);
     }
 
@@ -140,8 +61,8 @@ public final class LoadClient {
      * the kernel's listen queue) at the same time. A server whose queue overflows delays them; it must not
      * blame them for it.
      */
-    public static Report run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
-                             long idleMs, PrintStream progress) throws InterruptedException {
+    public static LoadReport run(String host, int port, int children, int requests, long millis, long timeoutMs, int silent,
+                                 long idleMs, PrintStream progress) throws InterruptedException {
         List<Socket> quiet = new ArrayList<>();
         for (int i = 0; i < silent; i++) {
             Socket s = new Socket();
@@ -155,13 +76,13 @@ public final class LoadClient {
             }
         }
         try {
-            Report r = load(host, port, children, requests, millis, timeoutMs, idleMs, progress);
+            LoadReport r = load(host, port, children, requests, millis, timeoutMs, idleMs, progress);
             int cut = 0;
             for (Socket s : quiet) {  // on loopback a close the server made before its last reply is here by now
                 cut += isClosedByPeer(s) ? 1 : 0;
             }
-            return new Report(r.host, r.port, r.children, r.requests, r.millis, r.elapsedNanos, r.ok, r.errors, r.duplicated,
-                    r.latency, r.examples, silent, cut, idleMs);
+            return new LoadReport(r.host(), r.port(), r.children(), r.requests(), r.millis(), r.elapsedNanos(), r.ok(),
+                    r.errors(), r.duplicated(), r.latency(), r.examples(), silent, cut, idleMs);
         } finally {
             closeAll(quiet);
         }
@@ -192,72 +113,111 @@ public final class LoadClient {
         }
     }
 
-    private static Report load(String host, int port, int children, int requests, long millis, long timeoutMs,
-                               long idleMs, PrintStream progress) throws InterruptedException {
+    private static LoadReport load(String host, int port, int children, int requests, long millis, long timeoutMs,
+                                   long idleMs, PrintStream progress) throws InterruptedException {
         long base = ThreadLocalRandom.current().nextLong(1L << 50);  // ids unique across runs against one server
-        Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
-        List<String> examples = new ArrayList<>();  // guarded by itself
-        Set<Long> answered = ConcurrentHashMap.newKeySet();
-        AtomicLong ok = new AtomicLong(), duplicated = new AtomicLong(), done = new AtomicLong();
-        java.util.concurrent.atomic.AtomicBoolean failed = new java.util.concurrent.atomic.AtomicBoolean();
-        Histogram latency = new Histogram(3_600_000_000L, 3);
+        Load load = new Load(host, port, requests, millis, timeoutMs, idleMs);
         CountDownLatch go = new CountDownLatch(1);
         List<Thread> kids = new ArrayList<>();
         for (int c = 0; c < children; c++) {
             long first = base + (long) c * requests;
-            kids.add(new Thread(() -> {
-                Histogram mine = new Histogram(3_600_000_000L, 3);
-                try {
-                    go.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (int r = 0; r < requests; r++) {
-                    if (STOP_ON_FAILURE && failed.get()) {
-                        errors.computeIfAbsent(UNSENT, k -> new AtomicLong()).addAndGet(requests - r);
-                        break;
-                    }
-                    long id = first + r, t0 = System.nanoTime();
-                    String error = request(host, port, id, millis, timeoutMs, idleMs, answered, duplicated);
-                    if (error == null) {
-                        ok.incrementAndGet();
-                        mine.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
-                    } else {
-                        failed.set(true);
-                        String kind = error.substring(0, error.indexOf(':'));
-                        errors.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
-                        synchronized (examples) {
-                            if (examples.size() < 3) {
-                                examples.add("request " + id + ": " + error);
-                            }
-                        }
-                    }
-                    done.incrementAndGet();
-                }
-                synchronized (latency) {
-                    latency.add(mine);
-                }
-            }, "child-" + c));
+            kids.add(new Thread(() -> load.child(go, first), "child-" + c));
         }
         kids.forEach(Thread::start);
-        long start = System.nanoTime(), lastReport = start;
+        long start = System.nanoTime();
         go.countDown();
-        for (Thread k : kids) {
-            while (k.isAlive()) {
-                k.join(1000);
-                if (progress != null && System.nanoTime() - lastReport > 2_000_000_000L) {
-                    lastReport = System.nanoTime();
-                    progress.printf("  ... %d of %d requests done, %d errors%n", done.get(), (long) children * requests,
-                            done.get() - ok.get());
-                    progress.flush();
+        load.awaitChildren(kids, start, (long) children * requests, progress);
+        long elapsed = System.nanoTime() - start;
+        Map<String, Long> counted = new TreeMap<>();
+        load.errors.forEach((k, v) -> counted.put(k, v.get()));
+        return new LoadReport(host, port, children, requests, millis, elapsed, load.ok.get(), counted,
+                load.duplicated.get(), load.latency, load.examples(), 0, 0, idleMs);
+    }
+
+    /** One load's requests, as each child sends them, and the tallies the children share. */
+    private static final class Load {
+        final String host;
+        final int port;
+        final int requests;  // per child
+        final long millis;
+        final long timeoutMs;
+        final long idleMs;
+        final Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
+        private final List<String> examples = new ArrayList<>();  // guarded by itself
+        final Set<Long> answered = ConcurrentHashMap.newKeySet();
+        final AtomicLong ok = new AtomicLong();
+        final AtomicLong duplicated = new AtomicLong();
+        final AtomicLong done = new AtomicLong();
+        final AtomicBoolean failed = new AtomicBoolean();
+        final Histogram latency = new Histogram(3_600_000_000L, 3);  // guarded by itself
+
+        Load(String host, int port, int requests, long millis, long timeoutMs, long idleMs) {
+            this.host = host;
+            this.port = port;
+            this.requests = requests;
+            this.millis = millis;
+            this.timeoutMs = timeoutMs;
+            this.idleMs = idleMs;
+        }
+
+        /** One child: once {@code go} opens, its requests one after another, ids {@code first} on. */
+        void child(CountDownLatch go, long first) {
+            Histogram mine = new Histogram(3_600_000_000L, 3);
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                return;
+            }
+            for (int r = 0; r < requests; r++) {
+                if (STOP_ON_FAILURE && failed.get()) {
+                    errors.computeIfAbsent(UNSENT, k -> new AtomicLong()).addAndGet(requests - r);
+                    break;
+                }
+                long id = first + r, t0 = System.nanoTime();
+                String error = request(host, port, id, millis, timeoutMs, idleMs, answered, duplicated);
+                if (error == null) {
+                    ok.incrementAndGet();
+                    mine.recordValue(Math.max(1, (System.nanoTime() - t0) / 1_000));
+                } else {
+                    recordFailure(id, error);
+                }
+                done.incrementAndGet();
+            }
+            synchronized (latency) {
+                latency.add(mine);
+            }
+        }
+
+        private void recordFailure(long id, String error) {
+            failed.set(true);
+            String kind = error.substring(0, error.indexOf(':'));
+            errors.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+            synchronized (examples) {
+                if (examples.size() < 3) {
+                    examples.add("request " + id + ": " + error);
                 }
             }
         }
-        long elapsed = System.nanoTime() - start;
-        Map<String, Long> counted = new TreeMap<>();
-        errors.forEach((k, v) -> counted.put(k, v.get()));
-        return new Report(host, port, children, requests, millis, elapsed, ok.get(), counted, duplicated.get(),
-                latency, new ArrayList<>(examples), 0, 0, idleMs);
+
+        List<String> examples() {
+            return new ArrayList<>(examples);
+        }
+
+        /** Waits for every child, printing how far the load is every two seconds when {@code progress} is not null. */
+        void awaitChildren(List<Thread> kids, long start, long total, PrintStream progress) throws InterruptedException {
+            long lastReport = start;
+            for (Thread k : kids) {
+                while (k.isAlive()) {
+                    k.join(1000);
+                    if (progress != null && System.nanoTime() - lastReport > 2_000_000_000L) {
+                        lastReport = System.nanoTime();
+                        progress.printf("  ... %d of %d requests done, %d errors%n", done.get(), total,
+                                done.get() - ok.get());
+                        progress.flush();
+                    }
+                }
+            }
+        }
     }
 
     /** One request on its own connection; null when answered correctly, else "kind: what happened". */
@@ -307,111 +267,5 @@ public final class LoadClient {
             n += r;
         }
         return n;
-    }
-
-    public static void main(String[] args) throws InterruptedException {
-        System.exit(run(args, System.out, System.err));
-    }
-
-    /** The command line: parses, runs, prints; returns the exit code. */
-    public static int run(String[] args, PrintStream out, PrintStream err) throws InterruptedException {
-        List<String> positional = new ArrayList<>();
-        long timeoutMs = 60_000;
-        int silent = 0;
-        long idleMs = 0;
-        String json = null;
-        boolean quiet = false;
-        try {
-            for (int i = 0; i < args.length; i++) {
-                switch (args[i]) {
-                    case "--timeout-ms":
-                        timeoutMs = within("--timeout-ms", value(args, ++i, "--timeout-ms"), 1, 3_600_000);
-                        break;
-                    case "--silent":
-                        silent = (int) within("--silent", value(args, ++i, "--silent"), 0, 10_000);
-                        break;
-                    case "--idle-ms":
-                        idleMs = within("--idle-ms", value(args, ++i, "--idle-ms"), 0, 600_000);
-                        break;
-                    case "--json":
-                        json = value(args, ++i, "--json");
-                        break;
-                    case "--quiet":
-                        quiet = true;
-                        break;
-                    default:
-                        if (args[i].startsWith("--")) {
-                            throw new IllegalArgumentException("unknown option " + args[i]);
-                        }
-                        positional.add(args[i]);
-                }
-            }
-            if (positional.size() < 4 || positional.size() > 5) {
-                throw new IllegalArgumentException("expected HOST PORT NCHILDREN NREQUESTS [MILLIS], got " + positional.size() + " argument(s)");
-            }
-            String host = positional.get(0);
-            // Every number in its range before any work: nothing is truncated to fit an int.
-            int port = (int) within("PORT", positional.get(1), 1, 65535);
-            int children = (int) within("NCHILDREN", positional.get(2), 1, 100_000);
-            int requests = (int) within("NREQUESTS", positional.get(3), 1, 10_000_000);
-            long millis = positional.size() == 5 ? within("MILLIS", positional.get(4), 0, Protocol.MAX_DELAY_MS) : -1;
-            if (json != null) {
-                writable(Path.of(json));  // before the load, not after it
-            }
-            try {
-                java.net.InetAddress.getByName(host);
-            } catch (UnknownHostException e) {
-                throw new IllegalArgumentException("unknown host '" + host + "'");
-            }
-            Report report = run(host, port, children, requests, millis, timeoutMs, silent, idleMs, quiet ? null : out);
-            out.print(report.text());
-            if (report.errors().containsKey("refused") && report.ok() == 0) {
-                out.println("nothing answered at " + host + ":" + port + ": is a server running? start one with `./lab serve DESIGN --port " + port + "`");
-            }
-            if (json != null) {
-                try {
-                    Files.writeString(Path.of(json), report.json() + "\n");
-                } catch (IOException e) {
-                    err.println("client: cannot write " + json + ": " + e.getMessage());
-                    return 2;
-                }
-            }
-            return report.exactlyOnce() ? 0 : 1;
-        } catch (IllegalArgumentException e) {
-            err.println("client: " + e.getMessage());
-            err.println(USAGE);
-            return 2;
-        }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    /** A whole number from {@code low} to {@code high}, or an error naming the argument and its range. */
-    static long within(String name, String value, long low, long high) {
-        long v;
-        try {
-            v = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            v = low - 1;  // not a number, or past a long: out of range either way
-        }
-        if (v < low || v > high) {
-            throw new IllegalArgumentException(name + " must be a whole number from " + low + " to " + high + ", got '"
-                    + value + "'");
-        }
-        return v;
-    }
-
-    /** Refuses, before any work, a --json file that cannot be written. */
-    private static void writable(Path file) {
-        Path dir = file.toAbsolutePath().getParent();
-        if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir) || Files.isDirectory(file)
-                || (Files.exists(file) && !Files.isWritable(file))) {
-            throw new IllegalArgumentException("cannot write --json " + file + ": its folder must exist and be writable");
-        }
     }
 }

@@ -106,7 +106,7 @@ public final class ServerBench {
             return row(p, rep, children, requests, -1, 0, n, 0, 0, bound, 0, 0, 0, "failed to start: " + e.getMessage());
         }
         server.start();
-        LoadClient.Report r = LoadClient.run("127.0.0.1", server.port(), children, requests, p.tr, REPLY_MS, null);
+        LoadReport r = LoadClient.run("127.0.0.1", server.port(), children, requests, p.tr, REPLY_MS, null);
         boolean drained = server.shutdown(Math.min(60_000, REPLY_MS));
         ServerStats st = server.stats();
         long problems = st.problems();
@@ -139,7 +139,7 @@ public final class ServerBench {
      * drained (the acceptor stopped and every connection handed off was taken). A handoff that loses one leaves
      * it untaken, and one that hangs keeps the acceptor or a worker: either way the server does not drain.
      */
-    static boolean late(LoadClient.Report r, ServerStats st, boolean drained) {
+    static boolean late(LoadReport r, ServerStats st, boolean drained) {
         return drained && onlyTimeouts(r) && r.lost() > 0 && r.duplicated() == 0 && st.problems() == gaveUp(st)
                 && st.unaccounted() == 0;
     }
@@ -153,13 +153,13 @@ public final class ServerBench {
      * run: 42 replies in 50 000 not received, 1.7 of 2 cores busy with other work), and on a quiet one a slow
      * handoff does.
      */
-    static boolean undrained(LoadClient.Report r, ServerStats st, boolean drained, TcpServer server) {
+    static boolean undrained(LoadReport r, ServerStats st, boolean drained, TcpServer server) {
         return !drained && server instanceof PreThreadedServer
                 && !((PreThreadedServer) server).lossProven() && onlyTimeouts(r)
                 && r.duplicated() == 0 && st.problems() == gaveUp(st);
     }
 
-    private static boolean onlyTimeouts(LoadClient.Report r) {
+    private static boolean onlyTimeouts(LoadReport r) {
         return r.errors().keySet().stream().allMatch(k -> k.equals("timeout") || k.equals(LoadClient.UNSENT));
     }
 
@@ -177,7 +177,7 @@ public final class ServerBench {
     }
 
     /** What went wrong, by kind: the client's errors and the server's problems (for a status that failed). */
-    static String kinds(LoadClient.Report r, ServerStats st) {
+    static String kinds(LoadReport r, ServerStats st) {
         StringBuilder sb = new StringBuilder("client: ").append(r.errors().isEmpty() ? "no errors" : "");
         r.errors().forEach((kind, n) -> sb.append(kind).append(' ').append(n).append(' '));
         sb.append("/ server: ");

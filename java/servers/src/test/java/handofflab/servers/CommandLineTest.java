@@ -76,7 +76,7 @@ class CommandLineTest {
     }
 
     static int client(ByteArrayOutputStream out, ByteArrayOutputStream err, String... args) throws InterruptedException {
-        return LoadClient.run(args, new PrintStream(out, true), new PrintStream(err, true));
+        return ClientMain.run(args, new PrintStream(out, true), new PrintStream(err, true));
     }
 
     @Test

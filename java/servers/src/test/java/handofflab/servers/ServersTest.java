@@ -50,7 +50,7 @@ class ServersTest {
         return server;
     }
 
-    static void assertExactlyOnce(LoadClient.Report r, TcpServer server) throws InterruptedException {
+    static void assertExactlyOnce(LoadReport r, TcpServer server) throws InterruptedException {
         assertEquals(0, r.lost(), () -> "lost requests:\n" + r.text());
         assertEquals(0, r.duplicated(), () -> "duplicated replies:\n" + r.text());
         assertEquals(r.total(), r.ok(), r::text);
@@ -65,7 +65,7 @@ class ServersTest {
     @Timeout(120)
     void servesThePapersLoadExactlyOnce(String design) throws Exception {
         TcpServer server = start(ServerConfig.of(design).withDelayMs(1));
-        LoadClient.Report r = LoadClient.run(HOST, server.port(), 140, 20, 1, 60_000, null);  // 2800 requests
+        LoadReport r = LoadClient.run(HOST, server.port(), 140, 20, 1, 60_000, null);  // 2800 requests
         assertEquals(2800, r.total());
         assertExactlyOnce(r, server);
     }
@@ -75,7 +75,7 @@ class ServersTest {
     @Timeout(120)
     void serves700ConcurrentClientsExactlyOnce(String design) throws Exception {
         TcpServer server = start(ServerConfig.of(design).withDelayMs(1));
-        LoadClient.Report r = LoadClient.run(HOST, server.port(), 700, 2, 1, 60_000, null);
+        LoadReport r = LoadClient.run(HOST, server.port(), 700, 2, 1, 60_000, null);
         assertExactlyOnce(r, server);
     }
 
@@ -93,7 +93,7 @@ class ServersTest {
         ServerConfig c = ServerConfig.of(design).withWorkers(2).withDelayMs(0);
         TcpServer server = start(new ServerConfig(c.design(), c.bind(), c.port(), c.workers(), c.slots(), c.delayMs(),
                 1_000, c.backlog(), c.handoff()));
-        LoadClient.Report r = LoadClient.run(HOST, server.port(), 1, 1, 0, 60_000, 4, null);
+        LoadReport r = LoadClient.run(HOST, server.port(), 1, 1, 0, 60_000, 4, null);
         assertTrue(r.exactlyOnce(), r::text);
         assertEquals(4, r.silentCut(), () -> "the request was answered before the silent clients ahead of it were cut:\n"
                 + r.text());
@@ -115,7 +115,7 @@ class ServersTest {
     @Timeout(180)
     void aBurstOfClientsThatIdleBeforeTheirRequestIsServedOnceAndNobodyIsBlamed(String design) throws Exception {
         TcpServer server = start(ServerConfig.of(design).withDelayMs(0));
-        LoadClient.Report r = LoadClient.run(HOST, server.port(), BURST, 1, 0, 60_000, 0, 1_000, null);
+        LoadReport r = LoadClient.run(HOST, server.port(), BURST, 1, 0, 60_000, 0, 1_000, null);
         assertEquals(0, server.stats().count(ServerStats.Problem.TIMEOUT), () -> "clients blamed for a stall: "
                 + server.stats().summary() + "\n" + r.text());
         assertExactlyOnce(r, server);
@@ -139,7 +139,7 @@ class ServersTest {
     void aListenQueueThatOverflowsIsNamedInTheLedgerAsTheServersOverload() throws Exception {
         assumeTrue(ServerStats.kernelListenOverflows() >= 0, "Linux's /proc/net/netstat is not readable here");
         TcpServer server = start(ServerConfig.of("SharedBuffer").withDelayMs(0).withBacklog(16));
-        LoadClient.Report r = LoadClient.run(HOST, server.port(), BURST, 1, 0, 30_000, 0, 1_000, null);
+        LoadReport r = LoadClient.run(HOST, server.port(), BURST, 1, 0, 30_000, 0, 1_000, null);
         assertTrue(server.shutdown(30_000), "the server did not drain");
         ServerStats s = server.stats();
         assertTrue(s.listenOverflows() > 0, () -> "the queue of 16 never overflowed: " + s.summary());
@@ -178,7 +178,7 @@ class ServersTest {
     }
 
     static void stillServes(TcpServer server) throws InterruptedException {
-        LoadClient.Report r = LoadClient.run(HOST, server.port(), 10, 2, 0, 30_000, null);
+        LoadReport r = LoadClient.run(HOST, server.port(), 10, 2, 0, 30_000, null);
         assertTrue(r.exactlyOnce(), () -> "after the malformed traffic:\n" + r.text());
     }
 
@@ -232,7 +232,7 @@ class ServersTest {
     void shutdownServesWhatWasAcceptedAndFreesThePort(String design) throws Exception {
         TcpServer server = start(ServerConfig.of(design).withDelayMs(500).withWorkers(10).withSlots(11));
         int port = server.port();
-        AtomicReference<LoadClient.Report> report = new AtomicReference<>();
+        AtomicReference<LoadReport> report = new AtomicReference<>();
         Thread clients = new Thread(() -> {
             try {
                 report.set(LoadClient.run(HOST, port, 10, 1, -1, 30_000, null));
@@ -393,10 +393,10 @@ class ServersTest {
             st.countAccepted();
             st.problem(ServerStats.Problem.REFUSED_AT_SHUTDOWN);
         }
-        LoadClient.Report gaveUp = report(100, java.util.Map.of("timeout", 16L));
+        LoadReport gaveUp = report(100, java.util.Map.of("timeout", 16L));
         assertTrue(ServerBench.late(gaveUp, st, true), ServerBench.kinds(gaveUp, st));
         assertTrue(!ServerBench.late(gaveUp, st, false), "a server that did not drain may have lost one");
-        LoadClient.Report reset = report(100, java.util.Map.of("reset", 16L));
+        LoadReport reset = report(100, java.util.Map.of("reset", 16L));
         assertTrue(!ServerBench.late(reset, st, true), "a reset is no time-out: " + ServerBench.kinds(reset, st));
         st.countAccepted();  // accepted and never served nor ended: lost
         assertTrue(!ServerBench.late(gaveUp, st, true), ServerBench.kinds(gaveUp, st));
@@ -404,9 +404,9 @@ class ServersTest {
                 && ServerBench.kinds(gaveUp, st).contains("unaccounted 1"), ServerBench.kinds(gaveUp, st));
     }
 
-    private static LoadClient.Report report(long ok, java.util.Map<String, Long> errors) {
+    private static LoadReport report(long ok, java.util.Map<String, Long> errors) {
         long failed = errors.values().stream().mapToLong(Long::longValue).sum();
-        return new LoadClient.Report(HOST, 0, 1, (int) (ok + failed), 0, 1, ok, errors, 0,
+        return new LoadReport(HOST, 0, 1, (int) (ok + failed), 0, 1, ok, errors, 0,
                 new org.HdrHistogram.Histogram(3), List.of(), 0, 0, 0);
     }
 }
