@@ -129,14 +129,26 @@ public final class SleepingCost {
         }
         awaitTaken(taken, total, impl, failures);
 
-        // idle: nothing to take; let the workers settle into their waiting, then count their CPU
+        double idleCores = idleCores(pool, idleSeconds);
+        stop(h, pool, impl);
+        checkExactlyOnce(impl, takes, total, failures);
+        Histogram all = new Histogram(3_600_000_000_000L, 3);
+        recorded.forEach(all::add);
+        return new Point(all, idleCores);
+    }
+
+    /** Idle: nothing to take; lets the workers settle into their waiting, then counts their CPU, in cores. */
+    private static double idleCores(List<Thread> pool, double idleSeconds) throws InterruptedException {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Thread.sleep(500);
         long cpuBefore = cpu(mx, pool), wallBefore = System.nanoTime();
         Thread.sleep((long) (idleSeconds * 1000));
-        double idleCores = (cpu(mx, pool) - cpuBefore) / (double) (System.nanoTime() - wallBefore);
+        return (cpu(mx, pool) - cpuBefore) / (double) (System.nanoTime() - wallBefore);
+    }
 
-        for (int i = 0; i < workers; i++) {
+    /** One STOP per worker, and every worker gone within 10 s. */
+    private static void stop(Handoff<Integer> h, List<Thread> pool, String impl) throws InterruptedException {
+        for (int i = 0; i < pool.size(); i++) {
             h.put(STOP);
         }
         for (Thread t : pool) {
@@ -145,6 +157,10 @@ public final class SleepingCost {
                 throw new IllegalStateException(impl + ": " + t.getName() + " did not stop");
             }
         }
+    }
+
+    /** No worker failed, and ids 1 to {@code total} were each taken exactly once. */
+    private static void checkExactlyOnce(String impl, AtomicIntegerArray takes, int total, List<Throwable> failures) {
         if (!failures.isEmpty()) {
             throw new IllegalStateException(impl + ": a worker failed: " + failures.get(0));
         }
@@ -154,9 +170,6 @@ public final class SleepingCost {
                         + " times");
             }
         }
-        Histogram all = new Histogram(3_600_000_000_000L, 3);
-        recorded.forEach(all::add);
-        return new Point(all, idleCores);
     }
 
     /** Waits for every id to be taken; none taken for 5 s is a loss or a deadlock, said with where each worker is. */
