@@ -6,15 +6,21 @@ import static handofflab.calendar.Trials.unchecked;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -93,8 +99,8 @@ public final class StoreTrials {
             requests.add(() -> b.put(id, story.told(id, "B: delete(" + id + ")", () -> store.delete(id))));
             requests.add(() -> c.put(id, story.told(id, "C: load(" + id + ")", () -> seen(store.load(id)))));
         }
-        Collections.shuffle(requests, new java.util.Random(62));
-        List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Collections.shuffle(requests, new Random(62));
+        List<Thread> threads = new CopyOnWriteArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(64, r -> {
             Thread t = new Thread(r, "user-" + threads.size());
             t.setDaemon(true);  // a deadlocked trial must not keep the JVM alive
@@ -142,10 +148,10 @@ public final class StoreTrials {
     /** Each event's requests as they started and returned, on one logical clock: a failure's swimlanes. */
     private static final class Story {
         private final AtomicLong clock = new AtomicLong();
-        private final Map<Integer, java.util.Queue<Object[]>> byEvent = new ConcurrentHashMap<>();
+        private final Map<Integer, Queue<Object[]>> byEvent = new ConcurrentHashMap<>();
 
         <T> T told(int id, String request, Trials.IoCall<T> call) {
-            java.util.Queue<Object[]> q = byEvent.computeIfAbsent(id, k -> new java.util.concurrent.ConcurrentLinkedQueue<>());
+            Queue<Object[]> q = byEvent.computeIfAbsent(id, k -> new ConcurrentLinkedQueue<>());
             String me = Thread.currentThread().getName();
             q.add(new Object[] {clock.incrementAndGet(), me, request + " starts"});
             T result = unchecked(call);
@@ -155,7 +161,7 @@ public final class StoreTrials {
 
         void check(int id, boolean ok, String problem) {
             if (!ok) {
-                List<Object[]> events = new ArrayList<>(byEvent.getOrDefault(id, new java.util.ArrayDeque<>()));
+                List<Object[]> events = new ArrayList<>(byEvent.getOrDefault(id, new ArrayDeque<>()));
                 events.sort((x, y) -> Long.compare((Long) x[0], (Long) y[0]));
                 List<String[]> steps = new ArrayList<>();
                 for (Object[] e : events) {
@@ -195,8 +201,8 @@ public final class StoreTrials {
         store.startIdsAt(CHECKED_IDS);
         int a = store.create(ORIGINAL), b = store.create(ORIGINAL);
         int target = sameEvent ? a : b;
-        java.util.concurrent.CountDownLatch reached = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch reached = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         Object[] results = new Object[2];
         Thread user1 = new Thread(() -> results[0] = unchecked(() -> request(store, held, a)), "user 1");
         Thread user2 = new Thread(() -> results[1] = unchecked(() -> request(store, sent, target)), "user 2");
@@ -228,23 +234,36 @@ public final class StoreTrials {
             user2.start();
             String waited = RequestWatch.waitOrReturn(user2, null);
             steps.add(new String[] {"user 2", sentStep + (waited == null ? " → " + results[1] : " " + waited)});
-            if (sameEvent && waited == null) {
-                String why = sentStep + " returned while " + heldStep + " was half way: requests for one event"
-                        + " do not take its lock, one at a time";
-                steps.add(new String[] {"afterwards", why});
-                throw new TrialFailure("LockedPerEvent: " + why, steps);
-            }
-            if (!sameEvent && waited != null) {
-                String why = sentStep + " " + waited + " while " + heldStep + " was half way: a request waits for"
-                        + " another event's; lock each event, as the paper does";
-                steps.add(new String[] {"afterwards", why});
-                throw new TrialFailure("IndependentEvents: " + why, steps);
-            }
+            judgeSent(sameEvent, waited, heldStep, sentStep, steps);
         } finally {
             release.countDown();
             store.atCommit = null;
         }
-        for (Thread t : new Thread[] {user1, user2}) {
+        awaitLetGo(new Thread[] {user1, user2}, steps);
+    }
+
+    /**
+     * The probe's verdict on the request sent while the held one is at its commit ({@code waited}: null if it
+     * returned): for the same event it must wait (LockedPerEvent), for another event it must not (IndependentEvents).
+     */
+    private static void judgeSent(boolean sameEvent, String waited, String heldStep, String sentStep, List<String[]> steps) {
+        if (sameEvent && waited == null) {
+            String why = sentStep + " returned while " + heldStep + " was half way: requests for one event"
+                    + " do not take its lock, one at a time";
+            steps.add(new String[] {"afterwards", why});
+            throw new TrialFailure("LockedPerEvent: " + why, steps);
+        }
+        if (!sameEvent && waited != null) {
+            String why = sentStep + " " + waited + " while " + heldStep + " was half way: a request waits for"
+                    + " another event's; lock each event, as the paper does";
+            steps.add(new String[] {"afterwards", why});
+            throw new TrialFailure("IndependentEvents: " + why, steps);
+        }
+    }
+
+    /** Every user's request returns once user 1's is let go; one that never does is a deadlock (a lock kept?). */
+    private static void awaitLetGo(Thread[] users, List<String[]> steps) throws InterruptedException {
+        for (Thread t : users) {
             String after = RequestWatch.waitOrReturn(t, null);
             if (after != null) {
                 steps.add(new String[] {t.getName(), "after user 1 was let go: " + after});
