@@ -1,5 +1,6 @@
 package handofflab.dht;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -68,7 +69,7 @@ public final class DhtMain {
         }
         DhtConfig config;
         try {
-            List<java.net.InetSocketAddress> list = DhtConfig.parsePeers(peers);
+            List<InetSocketAddress> list = DhtConfig.parsePeers(peers);
             config = new DhtConfig(id, list, 2, 8, Math.min(1024, maxSlots), maxSlots, maxRequest, buffers, q, connect, rawPut);
             if (completions != null) {
                 config = config.withCompletions(completions);
@@ -151,49 +152,61 @@ public final class DhtMain {
                         + RawPut.RAW_INTS / p + ": run it with fewer --values or fewer processes");
             }
             for (int phase = 0; phase < phases; phase++) {
-                long t0 = System.nanoTime(), initiating = 0, waiting = 0;
-                List<Request> batch = new ArrayList<>(blocking);
-                List<int[]> outs = phase == 1 ? found : phase == 2 ? deleted : null;
-                List<Request> all = new ArrayList<>(requests);
-                // ANCHOR: blocking
-                for (int j = 0; j < requests; j++) {
-                    int count = Math.min(n, values - j * n);
-                    int target = targetOf(key(j));
-                    long key = raw ? rawAddress(j) : key(j);
-                    long s = System.nanoTime();
-                    Request r;
-                    if (phase == 0) {
-                        r = node.insert(target, key, count, valuesOf(j, count));
-                    } else {
-                        int[] out = new int[count * 2];
-                        outs.add(out);
-                        r = phase == 1 ? node.find(target, key, count, out) : node.delete(target, key, count, out);
-                    }
-                    initiating += System.nanoTime() - s;
-                    batch.add(r);
-                    all.add(r);
-                    if (batch.size() == blocking || j == requests - 1) {
-                        s = System.nanoTime();
-                        node.await(batch);
-                        waiting += System.nanoTime() - s;
-                        batch.clear();
-                    }
-                }
-                node.flush();
-                // ANCHOR_END: blocking
-                long end = System.nanoTime();
-                initiation[phase] = initiating;
-                completion[phase] = initiating + waiting;
-                barrier[phase] = end - t0;
-                for (int j = 0; j < all.size(); j++) {
-                    check(phase, j, all.get(j), phase == 0 ? null : outs.get(j));
-                }
+                runPhase(phase, requests, raw, phase == 1 ? found : phase == 2 ? deleted : null);
             }
             long left = node.localSize();   // after the last flush every delete has been applied
             if (left != 0 && !raw) {
                 wrong += left;
                 firstWrong = firstWrong.isEmpty() ? left + " values left in process " + me + "'s table after every delete" : firstWrong;
             }
+            return json(requests, raw, timed);
+        }
+
+        /**
+         * One phase (0 insert, 1 find, 2 delete) of {@code requests} requests, timed in the paper's three ways, then
+         * checked; {@code outs} (null for the inserts) gets the values each find or delete returns.
+         */
+        private void runPhase(int phase, int requests, boolean raw, List<int[]> outs) throws InterruptedException {
+            long t0 = System.nanoTime(), initiating = 0, waiting = 0;
+            List<Request> batch = new ArrayList<>(blocking);
+            List<Request> all = new ArrayList<>(requests);
+            // ANCHOR: blocking
+            for (int j = 0; j < requests; j++) {
+                int count = Math.min(n, values - j * n);
+                int target = targetOf(key(j));
+                long key = raw ? rawAddress(j) : key(j);
+                long s = System.nanoTime();
+                Request r;
+                if (phase == 0) {
+                    r = node.insert(target, key, count, valuesOf(j, count));
+                } else {
+                    int[] out = new int[count * 2];
+                    outs.add(out);
+                    r = phase == 1 ? node.find(target, key, count, out) : node.delete(target, key, count, out);
+                }
+                initiating += System.nanoTime() - s;
+                batch.add(r);
+                all.add(r);
+                if (batch.size() == blocking || j == requests - 1) {
+                    s = System.nanoTime();
+                    node.await(batch);
+                    waiting += System.nanoTime() - s;
+                    batch.clear();
+                }
+            }
+            node.flush();
+            // ANCHOR_END: blocking
+            long end = System.nanoTime();
+            initiation[phase] = initiating;
+            completion[phase] = initiating + waiting;
+            barrier[phase] = end - t0;
+            for (int j = 0; j < all.size(); j++) {
+                check(phase, j, all.get(j), phase == 0 ? null : outs.get(j));
+            }
+        }
+
+        /** The one JSON line this process prints: the run's parameters, what was wrong, the phases' times per value. */
+        private String json(int requests, boolean raw, int timed) {
             int total = originates() ? values : 0;
             return String.format(Locale.ROOT, "{\"id\": %d, \"p\": %d, \"impl\": \"%s\", \"q\": %d, "
                             + "\"pattern\": \"%s\", \"values\": %d, \"n\": %d, \"L\": %d, "

@@ -5,11 +5,13 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -78,10 +80,10 @@ public final class ScatterMain {
         SparseMatrix matrix;
         DhtConfig config;
         try {
-            matrix = file != null ? SparseMatrix.read(java.nio.file.Path.of(file)) : new SparseMatrix(rows, nonzeros, seed);
+            matrix = file != null ? SparseMatrix.read(Path.of(file)) : new SparseMatrix(rows, nonzeros, seed);
             config = new DhtConfig(id, DhtConfig.parsePeers(peers), 2, 8, Math.min(1024, maxSlots), maxSlots,
                     Math.max(1, matrix.longestRow()), q + 4, q, connect, false);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println("scatter: cannot read " + file + ": " + e);
             System.exit(2);
             return;
@@ -90,6 +92,11 @@ public final class ScatterMain {
             System.exit(2);
             return;
         }
+        System.exit(scatter(matrix, config, id, blocking, impl, q));
+    }
+
+    /** This process's part of the scatter over {@code impl}, its JSON line printed; returns the exit code. */
+    private static int scatter(SparseMatrix matrix, DhtConfig config, int id, int blocking, String impl, int q) throws Exception {
         try {
             Scatter s = new Scatter(matrix, config.processes(), id, blocking);
             if (impl.equals("dht")) {
@@ -101,10 +108,10 @@ public final class ScatterMain {
             }
             System.out.println(s.json(impl, q));
             System.out.flush();
-            System.exit(s.wrong == 0 ? 0 : 1);
+            return s.wrong == 0 ? 0 : 1;
         } catch (DhtException e) {
             System.err.println("scatter process " + id + ": " + e.getMessage());
-            System.exit(3);
+            return 3;
         }
     }
 
@@ -260,9 +267,9 @@ public final class ScatterMain {
                 }
             } catch (EOFException e) {
                 throw new DhtException("process 0 closed its connection in the middle of the scatter");
-            } catch (java.net.BindException e) {
+            } catch (BindException e) {
                 throw new DhtException("cannot listen on " + mine + ": " + e.getMessage());
-            } catch (java.net.SocketTimeoutException e) {
+            } catch (SocketTimeoutException e) {
                 throw new DhtException("process 0 did not connect within " + (config.connectSeconds + 10) + " s; did it start?");
             }
         }
