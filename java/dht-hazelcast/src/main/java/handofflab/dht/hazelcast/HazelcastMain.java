@@ -66,27 +66,7 @@ public final class HazelcastMain {
             return;
         }
         String[] members = peers.split(",");
-        String[] mine = members[id].split(":");
-        Config config = new Config();
-        config.setClusterName("handofflab-dht-" + peers.hashCode());    // runs side by side do not merge
-        config.setProperty("hazelcast.logging.type", "none");
-        config.setProperty("hazelcast.phone.home.enabled", "false");
-        config.setProperty("hazelcast.wait.seconds.before.join", "0");
-        config.setProperty("hazelcast.shutdownhook.enabled", "false");
-        // The kit's table keeps one copy of each value, at its target: the baseline does the same work
-        // (an IMap keeps one synchronous backup by default, a second write per insert and delete).
-        config.getMapConfig("table").setBackupCount(0).setAsyncBackupCount(0);
-        NetworkConfig network = config.getNetworkConfig();
-        network.setPort(listen > 0 ? listen : Integer.parseInt(mine[1])).setPortAutoIncrement(false);
-        if (listen > 0) {   // the others reach this member through its --peers entry, not the port it binds
-            network.setPublicAddress(members[id]);
-        }
-        network.getInterfaces().setEnabled(true).addInterface(mine[0]);
-        JoinConfig join = network.getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true).setMembers(Arrays.asList(members));
-        HazelcastInstance hz = Hazelcast.newHazelcastInstance(config);
+        HazelcastInstance hz = Hazelcast.newHazelcastInstance(config(peers, members, id, listen));
         int exit;
         try {
             long deadline = System.nanoTime() + 60_000_000_000L;
@@ -108,6 +88,31 @@ public final class HazelcastMain {
             hz.shutdown();   // gracefully: a member still reading the last barrier keeps its partitions
         }
         System.exit(exit);
+    }
+
+    /** Member {@code id}'s configuration: a cluster of exactly the {@code --peers}, joined over TCP, one copy per value. */
+    private static Config config(String peers, String[] members, int id, int listen) {
+        String[] mine = members[id].split(":");
+        Config config = new Config();
+        config.setClusterName("handofflab-dht-" + peers.hashCode());    // runs side by side do not merge
+        config.setProperty("hazelcast.logging.type", "none");
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.setProperty("hazelcast.wait.seconds.before.join", "0");
+        config.setProperty("hazelcast.shutdownhook.enabled", "false");
+        // The kit's table keeps one copy of each value, at its target: the baseline does the same work
+        // (an IMap keeps one synchronous backup by default, a second write per insert and delete).
+        config.getMapConfig("table").setBackupCount(0).setAsyncBackupCount(0);
+        NetworkConfig network = config.getNetworkConfig();
+        network.setPort(listen > 0 ? listen : Integer.parseInt(mine[1])).setPortAutoIncrement(false);
+        if (listen > 0) {   // the others reach this member through its --peers entry, not the port it binds
+            network.setPublicAddress(members[id]);
+        }
+        network.getInterfaces().setEnabled(true).addInterface(mine[0]);
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(Arrays.asList(members));
+        return config;
     }
 
     /** The benchmark of one member: DhtMain's three phases, on an IMap. */
