@@ -5,6 +5,8 @@ import handofflab.calendar.Events.Outcome;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +33,7 @@ import java.util.Optional;
  * lists it, a deleted user or group when its own link goes, a deleted event when its link goes.
  * The rest of a delete (the memberships, the calendar and its events) follows the commit, each
  * step under its entity's lock. So after a kill -9 at any instant, opening the folder again
- * {@linkplain #repair repairs} what the commits decide: it removes a creation that did not commit,
+ * {@linkplain DatabaseIntegrity#repair repairs} what the commits decide: it removes a creation that did not commit,
  * finishes a delete that did, and then every reference points at a live entity.
  */
 // Every public method but the three requests of the policy is final, so that a submitted database (the database
@@ -41,7 +43,10 @@ public abstract class DatabaseFolders implements Database {
     final EventStore groups;
     final EventStore calendars;
     final EventStore events;
-    private int repaired;
+    /** The rule the references keep: checked by {@link #problems}, restored on opening. */
+    private final DatabaseIntegrity integrity;
+    /** How many entities and references opening the database removed or dropped (its repair). */
+    private final int repaired;
 
     /** Opens (or creates) the database in {@code root}; null: in memory only. Repairs what a killed process left. */
     protected DatabaseFolders(Path root, String listKind) throws IOException {
@@ -49,7 +54,8 @@ public abstract class DatabaseFolders implements Database {
         groups = new EventStore(root == null ? null : root.resolve("groups"), listKind, "groups");
         calendars = new EventStore(root == null ? null : root.resolve("calendars"), listKind, "calendars");
         events = new EventStore(root == null ? null : root.resolve("events"), listKind, "events");
-        repair();
+        integrity = new DatabaseIntegrity(users, groups, calendars, events);
+        repaired = integrity.repair();
     }
 
     // --- the policy: the three requests that span entities ---------------------------------------
@@ -121,7 +127,7 @@ public abstract class DatabaseFolders implements Database {
         if (attributes.containsKey("calendar")) {
             throw new IllegalArgumentException("an event's calendar is the one it is added to: leave 'calendar' out of its attributes");
         }
-        Map<String, String> all = new java.util.HashMap<>(attributes);
+        Map<String, String> all = new HashMap<>(attributes);
         all.put("calendar", Integer.toString(calendar));
         return events.create(all);
     }
@@ -303,7 +309,7 @@ public abstract class DatabaseFolders implements Database {
         return Optional.of(seen);
     }
 
-    // --- integrity -------------------------------------------------------------------------------
+    // --- integrity: DatabaseIntegrity's, read through final methods ------------------------------
 
     /**
      * What is wrong with the references, when no request is under way: an empty list when every
@@ -311,73 +317,19 @@ public abstract class DatabaseFolders implements Database {
      * every event a calendar lists is live and names it, and every live event is listed.
      */
     public final List<String> problems() throws IOException {
-        List<String> wrong = new ArrayList<>();
-        for (int u : users.ids()) {
-            users.load(u).ifPresent(user -> checkOwner(wrong, "user", user));
-        }
-        for (int g : groups.ids()) {
-            Optional<Event> group = groups.load(g);
-            if (group.isEmpty()) {
-                continue;
-            }
-            checkOwner(wrong, "group", group.get());
-            for (int m : references(group.get(), "member.")) {
-                if (user(m).isEmpty()) {
-                    wrong.add("group " + g + " lists member " + m + ", a user who was deleted");
-                }
-            }
-        }
-        for (int c : calendars.ids()) {
-            Optional<Event> calendar = calendars.load(c);
-            if (calendar.isEmpty()) {
-                continue;
-            }
-            if (!ownerLive(calendar.get())) {
-                wrong.add("calendar " + c + " outlives its owner " + calendar.get().attributes.get("owner"));
-            }
-            for (int e : references(calendar.get(), "event.")) {
-                Optional<Event> event = events.load(e);
-                if (event.isEmpty()) {
-                    wrong.add("calendar " + c + " lists event " + e + ", which was deleted");
-                } else if (!Integer.toString(c).equals(event.get().attributes.get("calendar"))) {
-                    wrong.add("calendar " + c + " lists event " + e + ", which is in calendar " + event.get().attributes.get("calendar"));
-                }
-            }
-        }
-        for (int e : events.ids()) {
-            Optional<Event> event = events.load(e);
-            if (event.isPresent() && !listedByItsCalendar(event.get())) {
-                wrong.add("event " + e + " is in no live calendar (an orphan): " + event.get().attributes);
-            }
-        }
-        return wrong;
-    }
-
-    private void checkOwner(List<String> wrong, String kind, Event owner) {
-        String calendar = owner.attributes.get("calendar");
-        if (calendar == null) {
-            wrong.add(kind + " " + owner.id + " names no calendar (a creation that never committed)");
-        } else if (!ownsItsCalendar(kind, owner)) {
-            boolean gone = calendars.load(Integer.parseInt(calendar)).isEmpty();
-            wrong.add(kind + " " + owner.id + " names calendar " + calendar + ", which is " + (gone ? "deleted" : "not its own"));
-        }
+        return integrity.problems();
     }
 
     /** Whether the user or group that owns this calendar is committed and names it. Takes no lock. */
     protected final boolean ownerLive(Event calendar) {
-        String[] owner = owner(calendar);
-        Optional<Event> o = (owner[0].equals("user") ? users : groups).load(Integer.parseInt(owner[1]));
-        return o.isPresent() && Integer.toString(calendar.id).equals(o.get().attributes.get("calendar"));
+        return integrity.ownerLive(calendar);
     }
+
+    // --- how entities name each other ------------------------------------------------------------
 
     /** A calendar's owner, written "user:ID" or "group:ID": its kind and its id. */
     static String[] owner(Event calendar) {
         return calendar.attributes.get("owner").split(":");
-    }
-
-    private boolean listedByItsCalendar(Event event) {
-        Optional<Event> c = calendars.load(Integer.parseInt(event.attributes.get("calendar")));
-        return c.isPresent() && c.get().attributes.containsKey("event." + event.id);
     }
 
     /** Whether this user or group is committed: created, and not deleted. */
@@ -403,74 +355,6 @@ public abstract class DatabaseFolders implements Database {
         return ids;
     }
 
-    // ANCHOR: repair
-    /**
-     * Makes the references whole again after a kill, as the commit points decide: a user or group
-     * that names no live calendar of its own never committed (removed); a calendar whose owner is
-     * gone belongs to a committed delete (removed, with its events); an event its calendar does not
-     * list was never added (removed); a reference to a deleted event or user belongs to a committed
-     * delete (dropped). Runs before any request, so it takes no locks.
-     */
-    private void repair() throws IOException {
-        for (EventStore owners : List.of(users, groups)) {
-            String kind = owners == users ? "user" : "group";
-            for (int id : owners.ids()) {
-                Optional<Event> o = owners.load(id);
-                if (o.isPresent() && !ownsItsCalendar(kind, o.get())) {
-                    owners.unpublish(id, owners.entry(id));
-                    repaired++;
-                }
-            }
-        }
-        for (int id : calendars.ids()) {
-            Optional<Event> c = calendars.load(id);
-            if (c.isPresent() && !ownerLive(c.get())) {
-                calendars.unpublish(id, calendars.entry(id));
-                repaired++;
-            }
-        }
-        for (int id : events.ids()) {
-            Optional<Event> e = events.load(id);
-            if (e.isPresent() && !listedByItsCalendar(e.get())) {
-                events.unpublish(id, events.entry(id));
-                repaired++;
-            }
-        }
-        for (int id : calendars.ids()) {
-            dropDangling(calendars, id, "event.", e -> events.load(e).isPresent());
-        }
-        for (int id : groups.ids()) {
-            dropDangling(groups, id, "member.", u -> committed(users.load(u)).isPresent());
-        }
-    }
-    // ANCHOR_END: repair
-
-    private boolean ownsItsCalendar(String kind, Event owner) {
-        String calendar = owner.attributes.get("calendar");
-        if (calendar == null) {
-            return false;
-        }
-        Optional<Event> c = calendars.load(Integer.parseInt(calendar));
-        return c.isPresent() && (kind + ":" + owner.id).equals(c.get().attributes.get("owner"));
-    }
-
-    private void dropDangling(EventStore store, int id, String prefix, java.util.function.IntPredicate live) throws IOException {
-        Optional<Event> entity = store.load(id);
-        if (entity.isEmpty()) {
-            return;
-        }
-        Event kept = entity.get();
-        for (int ref : references(kept, prefix)) {
-            if (!live.test(ref)) {
-                kept = kept.without(prefix + ref);
-            }
-        }
-        if (!kept.equals(entity.get())) {
-            store.publish(id, store.entry(id), kept);
-            repaired++;
-        }
-    }
-
     /**
      * Forces each file to the disk before its version is published ({@link EventFolder#durable}), so that a
      * power cut loses no committed request either, not only a killed process. Slower: one fsync per file.
@@ -488,7 +372,7 @@ public abstract class DatabaseFolders implements Database {
 
     /** How many users, groups, calendars and events are live: for a reader's overview. */
     public final Map<String, Integer> counts() {
-        Map<String, Integer> n = new java.util.LinkedHashMap<>();
+        Map<String, Integer> n = new LinkedHashMap<>();
         n.put("users", (int) users.ids().stream().filter(i -> users.load(i).isPresent()).count());
         n.put("groups", (int) groups.ids().stream().filter(i -> groups.load(i).isPresent()).count());
         n.put("calendars", (int) calendars.ids().stream().filter(i -> calendars.load(i).isPresent()).count());
