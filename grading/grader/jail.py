@@ -42,9 +42,29 @@ from grader import budgets, cgroups, schedstat
 from handofflab.ground import paths
 from handofflab.ground.toolchain import machine_cpu_seconds
 
-# One uid per grading, from a range no account uses; the base moves with the grader's pid so that
-# two graders running at once (a batch in two shells) do not share one.
-_UIDS = itertools.count(200_000 + (os.getpid() % 4096) * 64)
+# One uid per grading, from a range no account uses. Each process draws from a block of its own, found from its pid:
+# two processes alive at once have two pids, so two graders (a batch in two shells, the test suite's workers) never
+# hand out one uid. The block was once pid % 4096 times 64 uids, and a test worker that graded more than 64 times ran
+# into its neighbour's block: a hostile test found another worker's javac running under a uid it had issued itself.
+# A block is as large as uid_t leaves room for (4096 uids where pid_max is 32768); a process that issues more reuses
+# its own first ones, whose runs ended long before.
+UID_BASE = 200_000
+
+
+def _uid_block(pid: int, pid_max: int) -> range:
+    size = min(4096, (2 ** 32 - 2 - UID_BASE) // pid_max)
+    return range(UID_BASE + pid * size, UID_BASE + (pid + 1) * size)
+
+
+def _pid_max() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/pid_max").read_text())
+    except (OSError, ValueError):
+        return 4_194_304  # the kernel's largest
+
+
+_BLOCK = _uid_block(os.getpid(), _pid_max())
+_UIDS = itertools.count()
 
 
 _UNSHARE = ["unshare", "--net", "--mount", "--pid", "--ipc", "--uts", "--fork", "--kill-child", "--mount-proc"]
@@ -55,7 +75,7 @@ ISSUED: set[int] = set()  # the uids this process handed out (its gradings', nob
 
 def new_uid() -> int:
     """A uid for one grading's runs: its files, its process limit, nobody else's."""
-    uid = next(_UIDS)
+    uid = _BLOCK[next(_UIDS) % len(_BLOCK)]
     ISSUED.add(uid)
     return uid
 

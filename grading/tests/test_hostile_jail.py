@@ -301,3 +301,16 @@ def test_a_run_killed_at_its_limit_returns_only_once_all_it_started_is_gone(tmp_
     uids = jail.ISSUED - before
     ps = subprocess.run(["ps", "-eo", "uid=,stat=,args="], capture_output=True, text=True).stdout.splitlines()
     assert [l for l in ps if int(l.split()[0]) in uids and not l.split()[1].startswith("Z")] == []
+
+
+@pytest.mark.parametrize("pid_max", [32_768, 4_194_304])
+def test_two_graders_alive_at_once_never_hand_out_one_uid(pid_max):
+    """Each process's uids come from a block its pid owns: neighbours' blocks never meet, however many gradings each
+    runs (the blocks were once 64 uids from pid % 4096, and a test worker past its 64th grading issued its neighbour's
+    uids: a hostile test then found the other worker's javac under a uid of its own), and the last fits uid_t."""
+    blocks = [jail._uid_block(pid, pid_max) for pid in (1, 2, 4096 + 1, pid_max - 1)]
+    assert all(len(b) >= 1000 for b in blocks)
+    assert all(set(a).isdisjoint(b) for i, a in enumerate(blocks) for b in blocks[i + 1:])
+    assert blocks[-1][-1] < 2 ** 32 - 2  # 2**32 - 1 is -1, "no uid", to the kernel
+    issued = [jail.new_uid() for _ in range(len(jail._BLOCK) + 3)]
+    assert set(issued) <= set(jail._BLOCK) and issued[-1] == issued[2]  # past the block: its own first ones again
