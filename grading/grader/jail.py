@@ -321,9 +321,9 @@ def _run(cmd, timeout, cwd, env, cpu_seconds, memory_bytes, stdin, groups, watch
 
 def _until_gone(session: int, limit: float = 30.0) -> None:
     """Return once no process of the run's session is left: the ones killed with its group, or by the PID
-    namespace when its first process ended, may outlive the reaped leader by a moment (a JVM of many threads beside
-    two busy loops did, and a test found it running after its grading had returned). Bounded: a process the kernel
-    cannot tear down is not worth hanging the grader for."""
+    namespace when its first process ended, can outlive the reaped leader by the moment the kernel takes to tear them
+    down. (Not seen to happen here; the JVM a hostile test once found after its grading was another worker's, under a
+    shared uid: see _uid_block.) Bounded: a process the kernel cannot tear down is not worth hanging the grader for."""
     deadline = time.monotonic() + limit
     while schedstat.living(session) and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -137,7 +137,7 @@ def test_handing_the_folder_to_a_grading_survives_files_that_come_and_go(tmp_pat
     finally:
         stop.set()
         t.join()
-    assert work.stat().st_uid >= 200_000
+    assert work.stat().st_uid >= jail.UID_BASE
 
 
 def test_a_class_cannot_tell_from_its_loaders_name_that_it_is_checked(tmp_path):
@@ -286,10 +286,9 @@ def test_a_kit_the_jail_cannot_read_is_refused_before_grading_by_name(tmp_path, 
 @isolated
 def test_a_run_killed_at_its_limit_returns_only_once_all_it_started_is_gone(tmp_path):
     """At the time limit the run's group gets SIGKILL and its leader (unshare) is reaped at once; the rest, killed with
-    it or by the PID namespace as its first process ends, can take a moment longer to be torn down (a JUnit JVM was
-    found still running under a grading's uid after the grading had returned, beside two busy loops). The run waits
+    it or by the PID namespace as its first process ends, can take a moment longer to be torn down. The run waits
     for its whole session. The race is not forced here (two 1 GiB processes beside two busy loops did not lose it
-    with the wait removed): this holds the rule, the hostile tests' jailed_processes() the case that found it."""
+    with the wait removed): this holds the rule."""
     work = tmp_path / "work"
     work.mkdir()
     work.chmod(0o777)

@@ -243,11 +243,11 @@ def check(name: str | None = None, runs: int = RUNS, show_traces: bool = True, h
     checked on what the catalog says it rests on (trace_from): a class's calls alone, or its calls and the steps
     the kit's class logs itself; `calls_only`: every claim on calls alone, as a submission is recorded."""
     cat = catalog_mod.load()
-    one = name in cat.variants
-    chosen = [v for v in cat.select(name, "full", handoff=handoff) if one or v in traceable(cat)]
-    if one and chosen[0] not in traceable(cat):
+    traced, one = traceable(cat), name in cat.variants
+    chosen = [v for v in cat.select(name, "full", handoff=handoff) if one or v in traced]
+    if one and chosen[0] not in traced:
         raise LabError(f"{name} has no catalogued trace verdict",
-                       f"traceable: {', '.join(v.name for v in traceable(cat))}")
+                       f"traceable: {', '.join(v.name for v in traced)}")
     all_agree = True
     with progress() as bar:
         task = bar.add_task("trace validation", total=len(chosen))
