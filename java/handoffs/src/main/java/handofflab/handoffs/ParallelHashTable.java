@@ -90,6 +90,11 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         }
     }
 
+    /** Slot {@code index} itself (FastPht steps through the probe sequence rather than computing each probe). */
+    final SynchronizedRef<T> slotAt(int index) {
+        return slots[index];
+    }
+
     /** The table's size m (for the buggy twins, which probe as the table does). */
     final int slotCount() {
         return slots.length;
