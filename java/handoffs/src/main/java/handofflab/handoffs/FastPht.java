@@ -54,6 +54,7 @@ public class FastPht<T> extends ParallelHashTable<T> {
         }
     }
 
+    // ANCHOR: take
     /** Takes effect at the {@code swap} that empties the slot. */
     @Override
     public T take() throws InterruptedException {
@@ -81,4 +82,5 @@ public class FastPht<T> extends ParallelHashTable<T> {
         int n = at + step;
         return n >= m ? n - m : n;
     }
+    // ANCHOR_END: take
 }
