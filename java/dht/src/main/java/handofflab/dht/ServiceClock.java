@@ -9,16 +9,24 @@ import java.util.Locale;
  */
 final class ServiceClock {
     private long waitedNanos, servedNanos;   // its time in its completion queue, and all its time serving
-    private long idleNanos;                  // its time waiting for a request (none in its inbox)
+    private long idleNanos;                  // its time waiting for a request (none in its inbox), between two requests
+    private long idleBefore;                 // the wait before the request being served, counted once it is served
     private long firstNanos, lastNanos;      // its first request and the end of its last: the run's span
 
-    /** Idle since {@code since}, until now (counted once the run has started: its first request). */
+    /**
+     * Idle since {@code since}, until now: the wait before the request that just came (none before the first: the run
+     * starts there). It counts only once that request is {@link #served}, with the span's new end: counted at once,
+     * a report read while the request was being served (a long wait in the completion queue, on a busy machine) held a
+     * wait that ended after the span it was divided by, and the shares added up to 1.10 (full tier, 2026-12-07).
+     */
     synchronized void idle(long since) {
-        idleNanos += firstNanos == 0 ? 0 : System.nanoTime() - since;
+        idleBefore = firstNanos == 0 ? 0 : System.nanoTime() - since;
     }
 
-    /** A request served from {@code start} until now. */
+    /** A request served from {@code start} until now, and the wait before it. */
     synchronized void served(long start) {
+        idleNanos += idleBefore;
+        idleBefore = 0;
         lastNanos = System.nanoTime();
         firstNanos = firstNanos == 0 ? start : firstNanos;
         servedNanos += lastNanos - start;
