@@ -41,7 +41,7 @@ public class FastPht<T> extends ParallelHashTable<T> {
         }
         free.acquire();  // a slot is free, and only this acceptor fills slots
         int m = slotCount(), key = item.hashCode() & 0x7fffffff;
-        int at = key % m, step = 1 + key % (m - 1);  // slotOf(key, 0), and the stride to slotOf(key, i + 1)
+        int at = slotOf(key, 0), step = stepOf(key);
         for (int i = 0; ; i++) {
             assert i < m : "EventuallyTaken: an insert probed all " + m + " slots and found no free one";
             SynchronizedRef<T> slot = slotAt(at);
@@ -62,7 +62,7 @@ public class FastPht<T> extends ParallelHashTable<T> {
         int m = slotCount();
         while (true) {
             int key = starts.next(m);  // a random start slot and step
-            int at = key % m, step = 1 + key % (m - 1);
+            int at = slotOf(key, 0), step = stepOf(key);
             for (int i = 0; i < m; i++) {
                 SynchronizedRef<T> slot = slotAt(at);
                 if (slot.peek() != null) {  // only a slot that holds an item is worth its lock

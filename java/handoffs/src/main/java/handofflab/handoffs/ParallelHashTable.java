@@ -77,8 +77,13 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     /** The i-th slot probed for key k (JSA 2006, Sec. 4). */
     final int slotOf(int key, int i) {
         int m = slots.length;
-        int h1 = key % m, h2 = 1 + key % (m - 1);
+        int h1 = key % m, h2 = stepOf(key);
         return (int) ((h1 + (long) i * h2) % m);
+    }
+
+    /** h2: the step from one probe of key k to the next (never 0, and coprime to m when m is prime). */
+    final int stepOf(int key) {
+        return 1 + key % (slots.length - 1);
     }
     // ANCHOR_END: probe
 
