@@ -20,24 +20,20 @@ class ServiceClockTest {
         return share(json, "service_table_share") + share(json, "service_queue_share") + share(json, "service_idle_share");
     }
 
-    private static void sleep(long ms) throws InterruptedException {
-        Thread.sleep(ms);
-    }
-
     @Test
     void aWaitCountsOnlyWithTheRequestThatEndsItSoAReportInBetweenStaysWithinTheSpan() throws InterruptedException {
         ServiceClock clock = new ServiceClock();
         long start = System.nanoTime();
-        sleep(20);
+        Thread.sleep(20);
         clock.served(start);                 // the first request: the span starts
         long idleSince = System.nanoTime();
-        sleep(200);                          // a long wait for the next request
+        Thread.sleep(200);                          // a long wait for the next request
         clock.idle(idleSince);               // it came; the report is read while it is served
         long next = System.nanoTime();
         double during = accounted(clock);
         assertTrue(during <= 1.0001, "a report read while the next request is served holds the wait before it: " + during);
         assertEquals(0, share(clock.shares(0, 0, 0), "service_idle_share"), 1e-9);
-        sleep(20);
+        Thread.sleep(20);
         clock.served(next);                  // served: the span reaches its end, and the wait is in it
         double after = accounted(clock);
         assertTrue(after > 0.95 && after <= 1.0001, "served, idle and the queue fill the span: " + after);
@@ -48,10 +44,10 @@ class ServiceClockTest {
     void aWaitBeforeTheFirstRequestIsNotTheRunsYet() throws InterruptedException {
         ServiceClock clock = new ServiceClock();
         long idleSince = System.nanoTime();
-        sleep(50);
+        Thread.sleep(50);
         clock.idle(idleSince);
         long start = System.nanoTime();
-        sleep(10);
+        Thread.sleep(10);
         clock.served(start);
         assertEquals(0, share(clock.shares(0, 0, 0), "service_idle_share"), 1e-9);
     }
