@@ -54,7 +54,8 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         this.filled = filled;
     }
 
-    private static int checked(int m, boolean requirePrime) {
+    /** m itself, if the table may have m slots (FastPht's too). */
+    static int checked(int m, boolean requirePrime) {
         if (m < 2 || (requirePrime && !isPrime(m))) {
             throw new IllegalArgumentException("slots must be a prime of at least 2 (double hashing needs it), got " + m);
         }
@@ -76,14 +77,18 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
     // ANCHOR: probe
     /** The i-th slot probed for key k (JSA 2006, Sec. 4). */
     final int slotOf(int key, int i) {
-        int m = slots.length;
-        int h1 = key % m, h2 = stepOf(key);
+        return slotOf(key, i, slots.length);
+    }
+
+    /** The same in a table of m slots (FastPht's, whose slots are not these). */
+    static int slotOf(int key, int i, int m) {
+        int h1 = key % m, h2 = stepOf(key, m);
         return (int) ((h1 + (long) i * h2) % m);
     }
 
     /** h2: the step from one probe of key k to the next (never 0, and coprime to m when m is prime). */
-    final int stepOf(int key) {
-        return 1 + key % (slots.length - 1);
+    static int stepOf(int key, int m) {
+        return 1 + key % (m - 1);
     }
     // ANCHOR_END: probe
 
@@ -93,11 +98,6 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
         for (int i = 0; i < slots.length; i++) {
             slots[i].recordTo(log, i);
         }
-    }
-
-    /** Slot {@code index} itself (FastPht steps through the probe sequence rather than computing each probe). */
-    final SynchronizedRef<T> slotAt(int index) {
-        return slots[index];
     }
 
     /** The table's size m (for the buggy twins, which probe as the table does). */

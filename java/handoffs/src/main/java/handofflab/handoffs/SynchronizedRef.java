@@ -11,8 +11,7 @@ package handofflab.handoffs;
  * handoff cannot log a step it did not take.
  */
 public final class SynchronizedRef<T> {
-    // Written under this lock; volatile so that peek may read it without: FastPht's probes look before they lock.
-    private volatile T value;
+    private T value;  // read and written under this lock
     // Set before the threads that use the slot start (Thread.start orders it), never after.
     private StepLog steps;
     private int index;
@@ -23,15 +22,6 @@ public final class SynchronizedRef<T> {
     void recordTo(StepLog log, int index) {
         this.steps = log;
         this.index = index;
-    }
-
-    /**
-     * The value, read without the lock and not logged: for a probe that only wants to know whether
-     * the slot is empty ({@link FastPht}). A null seen here is a swap of null for null, or a get, at
-     * the moment of the read: a step that changes nothing, so the design and its trace allow leaving it out.
-     */
-    public T peek() {
-        return value;
     }
 
     public synchronized T get() {

@@ -14,9 +14,9 @@ import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.I_Result;
 
 /**
- * Publication through the hash table: the acceptor writes a connection's field and puts it in a slot (under the
- * slot's monitor) and adds a permit; a worker takes a permit, probes and swaps the connection out. It must be the one
- * put, as it was written.
+ * Publication through the hash table: the acceptor writes a connection's field, stores it in a slot (an ordered
+ * store into the atomic array, no lock) and adds a permit; a worker takes a permit, probes and swaps the connection
+ * out. It must be the one put, as it was written.
  */
 @JCStressTest
 @Description("FastPht: a taken connection is the one put, with the field its acceptor wrote")
