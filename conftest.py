@@ -45,5 +45,6 @@ def pytest_runtest_makereport(item, call):
 
 
 
-# The tiers (`full` marks, --tier, --with-full, --list-full): handofflab/suite/tierplugin.py.
-pytest_plugins = ["handofflab.suite.tierplugin"]
+# The tiers (`full` marks, --tier, --with-full, --list-full): handofflab/suite/tierplugin.py; the quiet turn a
+# judgement the suite's own load left unmade is made again in: handofflab/suite/turns.py.
+pytest_plugins = ["handofflab.suite.tierplugin", "handofflab.suite.turns"]

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ import grader
 from handofflab.ground import paths
 from handofflab.ground.console import LabError
 from handofflab.commands import prairielearn, release, verify
+from handofflab.suite import turns
 
 pytestmark = pytest.mark.xdist_group("prairielearn")  # one worker: an export rewrites results/prairielearn/
 
@@ -61,8 +63,9 @@ def _graded(entrypoint: Path, root: Path, files: dict[str, str], kit: Path, mark
     all, as an instructor and verify-verdicts would. Still pending then, it is no verdict on the submission: the
     tests it did judge must have their expected marks, and the test is skipped saying so, never passed or failed on
     the machine's load (a full-tier run beside jcstress's tests once left the server lab's spinning sample pending)."""
-    for _ in range(verify.REGRADES):
-        results = _grade(entrypoint, root, files, kit)
+    for attempt in range(verify.REGRADES):
+        with turns.quiet() if attempt else nullcontext():  # a regrade waits for the suite's other tests to finish
+            results = _grade(entrypoint, root, files, kit)
         pending = {i for i, t in enumerate(results["tests"]) if t["name"].endswith(PENDING)}
         if not pending:
             return results
@@ -125,14 +128,17 @@ def test_the_buffer_question_and_its_grader_image(tmp_path, sample_text):
 
 
 def test_a_pending_grading_is_graded_again_and_never_judged_on_the_machines_load(monkeypatch):
-    """The walks' rule: pending, then graded: the marks; pending three times: skipped with why, unless a test it did
-    judge is off its marks, which fails."""
+    """The walks' rule: pending, then graded again in a quiet turn: the marks; pending three times: skipped with why,
+    unless a test it did judge is off its marks, which fails."""
     def results(pending: bool) -> dict:
         return {"gradable": not pending, "message": "too busy", "tests": [
             {"name": "stress" + (PENDING if pending else ""), "points": 0 if pending else 2}, {"name": "put", "points": 1}]}
     answers = [results(True), results(False)]
-    monkeypatch.setitem(globals(), "_grade", lambda *a: answers.pop(0))
+    quiet = []  # the gradings made in a quiet turn (the suite's other tests waiting): each regrade, not the first
+    monkeypatch.setitem(globals(), "_grade", lambda *a: (answers.pop(0), quiet.append(len(answers)))[0])
+    monkeypatch.setattr(turns, "quiet", lambda: nullcontext(quiet.append("quiet")))
     assert _marks(_graded(Path(), Path(), {}, Path(), [2, 1])) == [2, 1] and not answers
+    assert quiet == [1, "quiet", 0], quiet
     answers[:] = [results(True)] * verify.REGRADES
     with pytest.raises(pytest.skip.Exception):
         _graded(Path(), Path(), {}, Path(), [2, 1])

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from handofflab.ground import catalog, paths, toolchain
 from handofflab.java import javacheck
+from handofflab.suite import turns
 from handofflab.commands.cli import cli
 from grader import budgets
 
@@ -170,6 +171,9 @@ def test_jcstress_gives_the_catalogued_verdict(variant, monkeypatch, tmp_path):
     breaks, as `./lab check java NAME --jcstress` runs them."""
     monkeypatch.setattr(javacheck, "OUT", tmp_path)
     o = javacheck.check_pair(variant, "jcstress")
+    if o.got == "incomplete" and budgets.too_busy(o.stats.get("others_cores", 0)):
+        with turns.quiet():  # no verdict for the load: once more with the suite's other tests waiting (suite/turns.py)
+            o = javacheck.check_pair(variant, "jcstress")
     if o.got == "incomplete" and budgets.too_busy(o.stats.get("others_cores", 0)):  # the grader's rule, as stress's
         pytest.skip(f"jcstress on {variant.name}: timed out twice while other work kept "
                     f"{o.stats['others_cores']:.1f} of the machine's cores busy: {o.detail}")

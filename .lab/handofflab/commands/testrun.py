@@ -38,6 +38,7 @@ class Case:
     seconds: float    # wall
     cpu: float | None  # pytest only (conftest.py records it)
     tier: str
+    quiet_waits: str = ""  # the seconds each quiet turn waited, "40,12" (suite/turns.py): judged again for the load
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
@@ -61,7 +62,7 @@ def _cases(xml_file: Path, layer_of, tier_of) -> list[Case]:
         name = f"{case.get('classname')}::{case.get('name')}"
         cases.append(Case(layer_of(case), name, outcome, float(case.get("time") or 0),
                           float(props["cpu_seconds"]) if "cpu_seconds" in props else None,
-                          props.get("tier") or tier_of(case)))
+                          props.get("tier") or tier_of(case), props.get("quiet_turns_waited_s", "")))
     return cases
 
 
@@ -182,6 +183,12 @@ def _summary(cases: list[Case], phases: dict[str, float], tier: str, slice_line:
     cpu_total = sum(c.cpu or 0.0 for c in cases)
     if cpu_total:
         lines.append(f"pytest: {cpu_total / 60:.1f} CPU-minutes over {os.cpu_count()} core(s)")
+    quiet = [c for c in cases if c.quiet_waits]
+    if quiet:  # each a judgement the suite's own load left unmade, made again with the other tests waiting
+        waits = [float(w) for c in quiet for w in c.quiet_waits.split(",")]
+        lines.append(f"quiet turns: {len(waits)}, by {len(quiet)} test(s) the load left unjudged, waiting {sum(waits):.0f} s "
+                     "for the suite's other tests to finish (suite/turns.py):")
+        lines += [f"  {c.outcome:<7} {c.name} (waited {c.quiet_waits} s)" for c in quiet]
     lines.append("the slowest tests (wall s, CPU s, tier):")
     for c in sorted(cases, key=lambda c: -c.seconds)[:15]:
         over = (f"   <- over the default tier's {DEFAULT_TEST_SECONDS} s"
