@@ -57,7 +57,7 @@ public class FastPht<T> implements Handoff<T>, Stepped {
         }
         free.acquire();  // a slot is free, and only this acceptor fills slots
         int m = slots.length(), key = item.hashCode() & 0x7fffffff;
-        int at = ParallelHashTable.slotOf(key, 0, m), step = ParallelHashTable.stepOf(key, m);
+        int at = ParallelHashTable.startOf(key, m), step = ParallelHashTable.stepOf(key, m);
         for (int i = 0; ; i++) {
             assert i < m : "EventuallyTaken: an insert probed all " + m + " slots and found no free one";
             if (slots.peek(at) == null) {  // empty, and only this acceptor fills a slot: still empty at the fill
@@ -77,7 +77,7 @@ public class FastPht<T> implements Handoff<T>, Stepped {
         int m = slots.length();
         while (true) {
             int key = starts.next(m);  // a random start slot and step
-            int at = ParallelHashTable.slotOf(key, 0, m), step = ParallelHashTable.stepOf(key, m);
+            int at = ParallelHashTable.startOf(key, m), step = ParallelHashTable.stepOf(key, m);
             for (int i = 0; i < m; i++) {
                 if (slots.peek(at) != null) {  // only a slot that holds an item is worth an atomic swap
                     T item = claim(at);  // another worker may have swapped it first: null, probe on

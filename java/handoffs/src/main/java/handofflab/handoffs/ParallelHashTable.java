@@ -82,8 +82,13 @@ public class ParallelHashTable<T> implements Handoff<T>, Stepped {
 
     /** The same in a table of m slots (FastPht's, whose slots are not these). */
     static int slotOf(int key, int i, int m) {
-        int h1 = key % m, h2 = stepOf(key, m);
+        int h1 = startOf(key, m), h2 = stepOf(key, m);
         return (int) ((h1 + (long) i * h2) % m);
+    }
+
+    /** h1: the first slot probed for key k, where its sequence starts (slotOf(k, 0), one division). */
+    static int startOf(int key, int m) {
+        return key % m;
     }
 
     /** h2: the step from one probe of key k to the next (never 0, and coprime to m when m is prime). */
