@@ -13,6 +13,7 @@ from handofflab.docs import book
 from handofflab.ground import catalog, paths, toolchain
 from handofflab.java import javabuild, javacheck
 from handofflab.suite import turns
+from handofflab.commands import verify
 
 
 PAIRS = javacheck.claimed_pairs()
@@ -36,7 +37,7 @@ DEFAULT_TIER = DRAWN | {next(f"{v.name}.{c}.md" for v, c in PAIRS if c == checke
 def test_the_checker_gives_the_catalogued_verdict(variant, checker):
     """One (variant, checker) per test, so a failure names its pair and -k selects it."""
     o = javacheck.check_pair(variant, checker)
-    if o.got == "incomplete" and (javacheck.starved(o.stats) or budgets.too_busy(o.stats.get("others_cores", 0))):
+    if verify.unjudged_for_load(o):
         with turns.quiet():  # no verdict for the load: once more with the suite's other tests waiting (suite/turns.py)
             o = javacheck.check_pair(variant, checker)
     if o.got == "incomplete" and javacheck.starved(o.stats):  # the grader's rule: not graded, regrade

@@ -160,9 +160,14 @@ def _once(kind: str, a: str, b: str, cat):
         if b == "trace":  # one check: ten recorded runs, each judged by TLC
             return tracecheck.check_variant(v).verdict
         o = javacheck.check_pair(v, b)
-        unjudged = o.got == "incomplete" and (javacheck.starved(o.stats) or budgets.too_busy(o.stats.get("others_cores", 0)))
-        return None if unjudged else o.got
+        return None if unjudged_for_load(o) else o.got
     return marks(grade_sample(a, b, OUT / "last" / a / b))
+
+
+def unjudged_for_load(o: javacheck.JavaOutcome) -> bool:
+    """Whether a Java check gave no verdict twice for the machine's load, by the grader's two rules: its threads
+    starved by other work (javacheck.starved), or other work kept the cores busy (budgets.too_busy)."""
+    return o.got == "incomplete" and (javacheck.starved(o.stats) or budgets.too_busy(o.stats.get("others_cores", 0)))
 
 
 def grade_sample(lab: str, name: str, out: Path, allow_weak_isolation: bool = False) -> grader.Grade:

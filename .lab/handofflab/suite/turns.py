@@ -37,6 +37,7 @@ class _Turns:
 
     def enter(self) -> None:
         """A test's ordinary turn: through the gate (closed while a quiet turn waits), into the shared hall."""
+        self.waited.clear()
         fcntl.flock(self.gate, fcntl.LOCK_EX)
         fcntl.flock(self.hall, fcntl.LOCK_SH)
         fcntl.flock(self.gate, fcntl.LOCK_UN)
@@ -80,7 +81,6 @@ def _mine() -> _Turns | None:
 
 def enter() -> None:
     if (t := _mine()) is not None:
-        t.waited.clear()
         t.enter()
 
 
